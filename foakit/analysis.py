@@ -1,0 +1,237 @@
+"""One clip through the kernels: frame features, DOA histograms, activity and events.
+
+``analyze_samples`` is the CPU (NumPy / Numba) path for one clip; ``foakit.corpus`` runs it
+over folders.  Mono and stereo clips get energy and activity only (spatial fields empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .events import Event, assign_sources, events_from_cones, link_tracks, track_axes
+from .io import Clip
+from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
+from .kernels.cone import cone_energy
+from .kernels.histogram import cell_centers, doa_histogram
+from .kernels.peaks import pick_peaks
+from .kernels.spatial import (
+    diffuseness_from_smoothed,
+    frame_power,
+    intensity_energy,
+    smooth_frames,
+)
+from .kernels.stft import hann, stft
+from .params import AnalysisParams, StftGrid
+
+__all__ = ["ClipAnalysis", "analyze_clip", "analyze_samples", "detect_activity", "FRAME_COLUMNS"]
+
+#: Columns of the per-frame table (frames.parquet), besides audio_id.
+FRAME_COLUMNS = (
+    "frame",
+    "time_s",
+    "energy_db",
+    "active",
+    "azimuth_deg",
+    "elevation_deg",
+    "diffuseness",
+    "doa_weight",
+    "source",
+)
+
+
+@dataclass
+class ClipAnalysis:
+    """Everything the analysis of one clip produced.
+
+    Attributes
+    ----------
+    frames : dict of ndarray [shape=(n_frames,)]
+        The per-frame table (:data:`FRAME_COLUMNS`).  ``azimuth_deg`` / ``elevation_deg`` are
+        the direction of the non-diffuse bins' summed unit vectors (NaN when none voted);
+        ``doa_weight`` the fraction of the frame's band energy that voted; ``source`` the
+        ``source`` id of the strongest event active in the frame (-1 for none).
+    events : list of Event
+    n_sources : int or None
+        None for mono / stereo clips.
+    hist : ndarray [shape=(n_az, n_el)] or None
+        Clip DOA histogram over active frames.
+    window_hist : ndarray [shape=(n_windows, n_az, n_el)] or None
+    peaks : ndarray [shape=(n_windows, max_peaks, 4)] or None
+    """
+
+    sample_rate: int
+    n_samples: int
+    channels: int
+    grid: StftGrid
+    frames: dict[str, np.ndarray]
+    events: list[Event]
+    n_sources: int | None
+    hist: np.ndarray | None = None
+    window_hist: np.ndarray | None = None
+    peaks: np.ndarray | None = None
+    window_frames: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def duration_s(self) -> float:
+        return self.n_samples / float(self.sample_rate)
+
+
+def detect_activity(level_db: np.ndarray, params: AnalysisParams, frame_rate: float) -> np.ndarray:
+    """Broadband activity of one clip from its frame levels (dB).
+
+    Noise floor = ``floor_percentile`` of the levels; hysteresis at floor + ``act_on_db`` /
+    + ``act_off_db``; gaps up to ``merge_gap_s`` merged, runs shorter than ``min_event_s``
+    dropped.  A clip whose levels span less than ``act_on_db`` is all active when its median
+    level is above ``abs_active_dbfs`` (one sound throughout) and all inactive otherwise.
+    """
+    level = np.asarray(level_db, dtype=np.float32)
+    n = level.shape[0]
+    floor = noise_floor(level, params.floor_percentile)
+    top = float(np.percentile(level, 95))
+    if top - floor < params.act_on_db:
+        return np.full(n, np.median(level) > params.abs_active_dbfs, dtype=bool)
+    out = np.zeros((1, n), dtype=np.uint8)
+    nv = np.array([n], dtype=np.int64)
+    hysteresis(level[None], np.array([floor + params.act_on_db], np.float32),
+               np.array([floor + params.act_off_db], np.float32), nv, out)
+    clean_activity(out, nv, int(round(params.merge_gap_s * frame_rate)),
+                   int(round(params.min_event_s * frame_rate)))
+    return out[0].astype(bool)
+
+
+def analyze_clip(clip: Clip, *, params: AnalysisParams | None = None) -> ClipAnalysis:
+    """Analyse a decoded :class:`~foakit.io.Clip` on the CPU."""
+    return analyze_samples(clip.samples, clip.sample_rate, params=params)
+
+
+def analyze_samples(
+    samples: np.ndarray, sample_rate: int, *, params: AnalysisParams | None = None
+) -> ClipAnalysis:
+    """Analyse one clip on the CPU.
+
+    Parameters
+    ----------
+    samples : ndarray [shape=(channels, n)]
+        1, 2 or 4 channels; 4 channels are ambiX (ACN W, Y, Z, X; SN3D).
+    sample_rate : int
+    params : AnalysisParams, optional
+
+    Returns
+    -------
+    ClipAnalysis
+    """
+    params = params or AnalysisParams()
+    x = np.asarray(samples, dtype=np.float32)
+    if x.ndim != 2 or x.shape[0] not in (1, 2, 4):
+        from .errors import ParameterError
+
+        raise ParameterError(f"samples must have shape (1|2|4, n), got {x.shape}")
+    grid = params.grid(sample_rate)
+    spec = stft(x, win_length=grid.win_length, hop_length=grid.hop_length, n_fft=grid.n_fft)
+    wss = float(np.sum(hann(grid.win_length).astype(np.float64) ** 2))
+    # one-sided bin energies -> mean-square power (Parseval); cones sum non-DC bins
+    power_scale = 2.0 / (grid.n_fft * wss)
+    n_frames = spec.shape[-2]
+    frame_rate = grid.frame_rate
+    times = np.arange(n_frames) / frame_rate
+    if x.shape[0] == 4:
+        intensity, energy = intensity_energy(spec)
+    else:
+        energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
+        intensity = None
+    level = 10.0 * np.log10(np.maximum(frame_power(energy, grid.n_fft, wss), 1e-12))
+    level = level.astype(np.float32)
+    active = detect_activity(level, params, frame_rate)
+    frames = {
+        "frame": np.arange(n_frames, dtype=np.int32),
+        "time_s": times.astype(np.float64),
+        "energy_db": level,
+        "active": active,
+        "azimuth_deg": np.full(n_frames, np.nan, np.float32),
+        "elevation_deg": np.full(n_frames, np.nan, np.float32),
+        "diffuseness": np.full(n_frames, np.nan, np.float32),
+        "doa_weight": np.zeros(n_frames, np.float32),
+        "source": np.full(n_frames, -1, np.int16),
+    }
+    if intensity is None:
+        events = [
+            Event(onset_s=float(a / frame_rate), offset_s=float(b / frame_rate),
+                  confidence=1.0, energy_db=float(np.max(level[a:b])))
+            for a, b in segments(active)
+        ]
+        for i, ev in enumerate(events):
+            ev.source = i
+            frames["source"][int(ev.onset_s * frame_rate):int(ev.offset_s * frame_rate)] = i
+        return ClipAnalysis(sample_rate=grid.sample_rate, n_samples=x.shape[1],
+                            channels=x.shape[0], grid=grid, frames=frames, events=events,
+                            n_sources=None)
+    return _spatial(x, grid, params, intensity, energy, frames, power_scale)
+
+
+def _spatial(x, grid, params, intensity, energy, frames, power_scale) -> ClipAnalysis:
+    n_frames = energy.shape[0]
+    frame_rate = grid.frame_rate
+    lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
+    i_s = smooth_frames(intensity, params.smooth_frames, axis=-2)
+    e_s = smooth_frames(energy, params.smooth_frames, axis=-2)
+    psi = diffuseness_from_smoothed(i_s, e_s)
+    # broadband per-frame diffuseness from band sums of the averaged features
+    fi = i_s[:, :, lo:hi].sum(axis=-1)
+    fe = e_s[:, lo:hi].sum(axis=-1)
+    frames["diffuseness"] = diffuseness_from_smoothed(fi, fe, vector_axis=0).astype(np.float32)
+    wf = params.window_frames(grid)
+    n_win = (n_frames + wf - 1) // wf
+    active = frames["active"]
+    frame_window = np.where(active, np.arange(n_frames) // wf, -1).astype(np.int32)
+    hist = np.zeros((n_win, params.az_bins, params.el_bins), np.float32)
+    vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
+    frame_vec = np.zeros((n_frames, 4), np.float32)
+    intensity = np.ascontiguousarray(intensity, dtype=np.float32)
+    energy = np.ascontiguousarray(energy, dtype=np.float32)
+    doa_histogram(intensity, energy, psi, frame_window, lo, hi, np.float32(params.psi_max),
+                  hist, vsum, frame_vec)
+    centers = cell_centers(params.az_bins, params.el_bins)
+    peaks = np.zeros((n_win, params.max_sources, 4), np.float32)
+    pick_peaks(hist, vsum, centers, params.peak_rel,
+               np.cos(np.deg2rad(params.peak_min_sep_deg)),
+               np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
+    voted = frame_vec[:, 3] > 0
+    az, el = _directions(frame_vec[:, :3])
+    frames["azimuth_deg"] = np.where(voted, az, np.nan).astype(np.float32)
+    frames["elevation_deg"] = np.where(voted, el, np.nan).astype(np.float32)
+    band_e = energy[:, lo:hi].sum(axis=-1)
+    frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
+                                    0.0).astype(np.float32)
+    tracks = link_tracks(peaks, params)
+    axes = track_axes(tracks, n_frames, wf)
+    cones = np.zeros((len(tracks), n_frames, 4), np.float32)
+    if tracks:
+        cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
+                    np.cos(np.deg2rad(params.cone_deg)), cones)
+    frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)
+    events = events_from_cones(cones, axes, active, frame_iv, frame_rate=frame_rate,
+                               power_scale=power_scale, params=params)
+    n_sources = assign_sources(events, params)
+    _mark_sources(frames, events, frame_rate)
+    return ClipAnalysis(
+        sample_rate=grid.sample_rate, n_samples=x.shape[1], channels=4, grid=grid,
+        frames=frames, events=events, n_sources=n_sources, hist=hist.sum(axis=0),
+        window_hist=hist, peaks=peaks, window_frames=wf,
+    )
+
+
+def _directions(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from .conventions import vector_to_direction
+
+    return vector_to_direction(v)
+
+
+def _mark_sources(frames: dict, events: list[Event], frame_rate: float) -> None:
+    src = frames["source"]
+    for ev in sorted(events, key=lambda e: e.confidence):  # strongest written last
+        a = int(round(ev.onset_s * frame_rate))
+        b = int(round(ev.offset_s * frame_rate))
+        src[a:b] = ev.source

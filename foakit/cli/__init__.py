@@ -1,0 +1,60 @@
+"""Command line: ``foakit <command> ...``.
+
+Each command lives in its own module exposing ``register(subparsers)`` (adds its parser and
+sets ``func``) and a ``run(args) -> int``.  Library code never prints or exits; these modules
+do.  Exit status: 0 success, 1 some inputs failed (reported), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import FoakitError
+
+# One module per command, registered in this order in ``foakit --help``.
+_COMMANDS = ("analyze", "demo", "info", "baseline", "score", "audit")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="foakit",
+        description="First-order ambisonics (FOA) analysis at corpus scale.",
+    )
+    parser.add_argument("--version", action="version", version=f"foakit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMANDS:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # command not part of this build
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``foakit`` command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except FoakitError as exc:
+        print(f"foakit {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"foakit {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

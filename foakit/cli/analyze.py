@@ -1,0 +1,61 @@
+"""``foakit analyze AUDIO_DIR -o OUT``: corpus analysis."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..conventions import CHANNEL_ORDERS
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Options shared by every command that reads a corpus."""
+    p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
+                   help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="analyse a folder of FOA / mono / stereo clips",
+                       description="Analyse every .wav / .flac under AUDIO_DIR (recursively) "
+                       "into OUT: clips.jsonl, frames.parquet/, manifest.json. Re-running "
+                       "with the same OUT resumes.")
+    p.add_argument("audio_dir", metavar="AUDIO_DIR")
+    p.add_argument("-o", "--out", required=True, metavar="OUT")
+    add_common(p)
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (default: all cores)")
+    p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
+                   help="compute backend (default: cpu)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="analyse again files that failed in an earlier run")
+    p.set_defaults(func=run)
+
+
+def report(summary, out=sys.stderr) -> int:
+    """Print a run summary; 0 if every file was analysed, 1 if some failed."""
+    rate = summary.audio_seconds / summary.seconds if summary.seconds > 0 else 0.0
+    print(f"foakit analyze: {summary.n_ok} ok, {summary.n_error} failed, "
+          f"{summary.n_skipped} already done ({summary.n_error_earlier} of them failed), {summary.audio_seconds:.1f} s of audio in "
+          f"{summary.seconds:.1f} s ({rate:.0f}x real time) -> {summary.out_dir}", file=out)
+    for path, err in summary.errors[:20]:
+        print(f"  error: {path}: {err}", file=out)
+    if len(summary.errors) > 20:
+        print(f"  ... {len(summary.errors) - 20} more in clips.jsonl", file=out)
+    return 1 if summary.n_error or summary.n_error_earlier else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..corpus import analyze_corpus
+
+    if args.workers is not None and args.workers < 1:
+        print(f"foakit analyze: error: --workers {args.workers} must be >= 1", file=sys.stderr)
+        return 2
+    if not os.path.isdir(args.audio_dir):
+        print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
+        return 2
+    summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
+                             workers=args.workers, progress=not args.no_progress,
+                             backend=args.backend, retry_errors=args.retry_errors)
+    return report(summary)

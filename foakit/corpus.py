@@ -1,0 +1,432 @@
+"""Corpus runs: walk a folder, analyse every clip in worker processes, write the outputs.
+
+Outputs in ``OUT``:
+
+``clips.jsonl``
+    One line per file (the latest line for a path wins): ``audio_id``, ``path`` (relative to
+    the audio folder), ``status`` (``ok`` / ``error``), ``error``, ``sample_rate``,
+    ``duration_s``, ``channels``, ``channel_order``, ``n_sources``, ``events``, ``n_frames``,
+    ``frames_part``.
+``frames.parquet/``
+    A Parquet dataset (one part file per batch): per clip and frame the columns of
+    :data:`foakit.analysis.FRAME_COLUMNS` plus ``audio_id`` and ``path``.
+``manifest.json``
+    foakit version, parameters, channel order, conventions.
+
+Crash safety: a batch's Parquet part is written to a temporary name and renamed, *then* its
+clips.jsonl lines are appended in one ``write``.  A run killed at any moment loses only the
+batches in flight; on resume a trailing partial line is cut off and part files that no line
+references are deleted, and every clip with a line is skipped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import multiprocessing
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from . import __version__
+from .analysis import FRAME_COLUMNS, analyze_clip
+from .conventions import CONVENTIONS, check_channel_order
+from .errors import AudioError, FoakitError, ParameterError
+from .io import iter_audio_files, read_audio
+from .params import AnalysisParams
+
+__all__ = [
+    "CorpusSummary",
+    "analyze_corpus",
+    "analyze_file",
+    "load_clips",
+    "read_frames",
+    "CLIPS_FILE",
+    "FRAMES_DIR",
+    "MANIFEST_FILE",
+]
+
+CLIPS_FILE = "clips.jsonl"
+FRAMES_DIR = "frames.parquet"
+MANIFEST_FILE = "manifest.json"
+
+
+@dataclass
+class CorpusSummary:
+    """What a corpus run did."""
+
+    out_dir: str
+    n_files: int = 0
+    n_ok: int = 0
+    n_error: int = 0
+    n_skipped: int = 0
+    #: files skipped because an earlier run recorded them as errors
+    n_error_earlier: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    audio_seconds: float = 0.0
+
+
+def analyze_file(
+    audio_dir: str, rel_path: str, *, channel_order: str = "ambix",
+    params: AnalysisParams | None = None,
+) -> tuple[dict, dict | None]:
+    """Analyse one file; never raises for a bad file.
+
+    Returns
+    -------
+    record : dict
+        The clips.jsonl record (without ``frames_part``).
+    frames : dict of ndarray or None
+        The per-frame table, None on error.
+    """
+    path = os.path.join(audio_dir, rel_path)
+    rec = {
+        "audio_id": PurePosixPath(rel_path).stem,
+        "path": rel_path,
+        "status": "ok",
+        "error": None,
+        "sample_rate": None,
+        "duration_s": None,
+        "channels": None,
+        "channel_order": channel_order,
+        "n_sources": None,
+        "events": [],
+        "n_frames": 0,
+    }
+    try:
+        clip = read_audio(path, channel_order=channel_order)
+        rec.update(sample_rate=clip.sample_rate, duration_s=round(clip.duration_s, 6),
+                   channels=clip.channels)
+        if clip.channels != 4:
+            rec["channel_order"] = None
+        res = analyze_clip(clip, params=params)
+    except AudioError as exc:
+        rec.update(status="error", error=exc.problem)
+        return rec, None
+    except FoakitError as exc:
+        rec.update(status="error", error=str(exc))
+        return rec, None
+    except Exception as exc:  # a bug must not stop a corpus run; keep the evidence
+        rec.update(status="error", error=f"internal error: {type(exc).__name__}: {exc}")
+        return rec, None
+    rec["events"] = [e.to_dict() for e in res.events]
+    rec["n_sources"] = res.n_sources
+    rec["n_frames"] = int(res.frames["frame"].shape[0])
+    return rec, res.frames
+
+
+def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict):
+    params = AnalysisParams.from_dict(params_d)
+    return [analyze_file(audio_dir, p, channel_order=channel_order, params=params)
+            for p in paths]
+
+
+def _frames_table(results: list[tuple[dict, dict | None]]):
+    import pyarrow as pa
+
+    cols: dict[str, list] = {"audio_id": [], "path": []}
+    for name in FRAME_COLUMNS:
+        cols[name] = []
+    for rec, frames in results:
+        if frames is None:
+            continue
+        n = len(frames["frame"])
+        cols["audio_id"].append(np.full(n, rec["audio_id"], dtype=object))
+        cols["path"].append(np.full(n, rec["path"], dtype=object))
+        for name in FRAME_COLUMNS:
+            cols[name].append(frames[name])
+    if not cols["frame"]:
+        return None
+    arrays = {k: np.concatenate(v) for k, v in cols.items()}
+    return pa.table({k: pa.array(v) for k, v in arrays.items()})
+
+
+class _Writer:
+    """Appends finished batches to OUT, crash-safely (see the module docstring)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out = out_dir
+        self.frames_dir = out_dir / FRAMES_DIR
+        self.frames_dir.mkdir(parents=True, exist_ok=True)
+        self.clips_path = out_dir / CLIPS_FILE
+
+    def write(self, results: list[tuple[dict, dict | None]]) -> None:
+        import pyarrow.parquet as pq
+
+        table = _frames_table(results)
+        part = None
+        if table is not None:
+            part = f"part-{uuid.uuid4().hex}.parquet"
+            tmp = self.frames_dir / f".{part}.tmp"
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, self.frames_dir / part)
+        lines = []
+        for rec, frames in results:
+            rec = dict(rec, frames_part=part if frames is not None else None)
+            lines.append(json.dumps(rec, allow_nan=False, separators=(",", ":")) + "\n")
+        data = "".join(lines).encode()
+        fd = os.open(self.clips_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)  # one write: no interleaving with a torn line
+        finally:
+            os.close(fd)
+
+
+def _repair(out_dir: Path) -> dict[str, dict]:
+    """Cut a torn last line, drop unreferenced parts; return the latest record per path."""
+    clips = out_dir / CLIPS_FILE
+    records: dict[str, dict] = {}
+    if clips.exists():
+        raw = clips.read_bytes()
+        end = raw.rfind(b"\n") + 1
+        if end != len(raw):
+            with open(clips, "r+b") as fh:
+                fh.truncate(end)
+            raw = raw[:end]
+        for line in raw.decode("utf-8", errors="replace").splitlines():
+            try:
+                rec = json.loads(line)
+                records[rec["path"]] = rec
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue  # a corrupt line: the clip is simply analysed again
+    frames_dir = out_dir / FRAMES_DIR
+    if frames_dir.is_dir():
+        used = {r.get("frames_part") for r in records.values()}
+        for p in frames_dir.iterdir():
+            if p.name not in used:
+                p.unlink()
+    return records
+
+
+def _manifest(out_dir: Path, audio_dir: str, channel_order: str, params: AnalysisParams,
+              backend: str) -> None:
+    path = out_dir / MANIFEST_FILE
+    new = {
+        "foakit_version": __version__,
+        "audio_dir": os.path.abspath(audio_dir),
+        "channel_order": channel_order,
+        "backend": backend,
+        "params": params.to_dict(),
+        "conventions": CONVENTIONS,
+        "stft": "centred frames, hop round(hop_s * sr), Hann window and n_fft of the power of "
+                "two nearest win_s * sr; frame t at time t * hop / sr",
+        "frame_columns": ["audio_id", "path", *FRAME_COLUMNS],
+        "distance_proxy": "diffuseness: r = distance_rc_m * sqrt(psi / (1 - psi))",
+    }
+    if path.exists():
+        try:
+            old = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            old = None
+        if old is not None:
+            for key in ("channel_order", "params"):
+                if old.get(key) != json.loads(json.dumps(new[key])):
+                    raise ParameterError(
+                        f"{out_dir} holds a run with a different {key} "
+                        f"({old.get(key)!r}); resume with the same settings or use a new OUT")
+            new["created"] = old.get("created")
+    new.setdefault("created", None)
+    new["created"] = new["created"] or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    new["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(new, indent=2))
+    os.replace(tmp, path)
+
+
+def _batches(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def analyze_corpus(
+    audio_dir: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    *,
+    channel_order: str = "ambix",
+    workers: int | None = None,
+    progress: bool = True,
+    backend: str = "cpu",
+    files: Iterable[str] | None = None,
+    params: AnalysisParams | None = None,
+    batch_size: int = 16,
+    retry_errors: bool = False,
+    on_batch: Callable[[int], None] | None = None,
+) -> CorpusSummary:
+    """Analyse every audio file under ``audio_dir`` into ``out_dir`` (resumable).
+
+    Parameters
+    ----------
+    audio_dir : str or PathLike
+        Searched recursively (symlinks followed) for .wav / .flac.
+    out_dir : str or PathLike
+        Output folder; an existing run there is resumed.
+    channel_order : {"ambix", "fuma"}
+        Channel order of the corpus' 4-channel files.
+    workers : int, optional
+        Worker processes; default all cores.  1 runs in this process.
+    progress : bool
+        Show a tqdm progress bar on stderr.
+    backend : {"cpu", "auto", "cuda"}
+        Compute backend (see :func:`foakit.backend.resolve_backend`).
+    files : iterable of str, optional
+        Only these paths (relative to ``audio_dir``).
+    params : AnalysisParams, optional
+    batch_size : int
+        Clips per task (and per Parquet part).
+    retry_errors : bool
+        Analyse again the files whose earlier record is an error.
+    on_batch : callable, optional
+        Called with the number of clips after each batch is written (tests, progress).
+
+    Returns
+    -------
+    CorpusSummary
+    """
+    from .backend import resolve_backend
+
+    t0 = time.perf_counter()
+    order = check_channel_order(channel_order)
+    if not os.path.isdir(audio_dir):
+        raise ParameterError(f"audio folder {os.fspath(audio_dir)!r} does not exist")
+    if batch_size < 1:
+        raise ParameterError(f"{batch_size=} must be >= 1")
+    params = params or AnalysisParams()
+    resolved = resolve_backend(backend)
+    audio_dir = os.fspath(audio_dir)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _manifest(out, audio_dir, order, params, resolved)
+    done = _repair(out)
+    all_files = sorted(set(files)) if files is not None else iter_audio_files(audio_dir)
+    todo = [p for p in all_files
+            if p not in done or (retry_errors and done[p].get("status") != "ok")]
+    summary = CorpusSummary(out_dir=str(out), n_files=len(all_files),
+                            n_skipped=len(all_files) - len(todo))
+    for p in set(all_files) - set(todo):
+        if done[p].get("status") != "ok":
+            summary.n_error_earlier += 1
+            summary.errors.append((p, done[p].get("error")))
+    writer = _Writer(out)
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if workers < 1:
+        raise ParameterError(f"{workers=} must be >= 1")
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(all_files), initial=summary.n_skipped, unit="clip",
+                   desc="foakit analyze", dynamic_ncols=True)
+
+    def finish(results: list[tuple[dict, dict | None]]) -> None:
+        writer.write(results)
+        for rec, _ in results:
+            if rec["status"] == "ok":
+                summary.n_ok += 1
+                summary.audio_seconds += rec["duration_s"] or 0.0
+            else:
+                summary.n_error += 1
+                summary.errors.append((rec["path"], rec["error"]))
+        if bar is not None:
+            bar.update(len(results))
+        if on_batch is not None:
+            on_batch(len(results))
+
+    if resolved == "cuda":
+        from .gpu import analyze_batches_cuda  # noqa: F401  (provided by the GPU backend)
+
+    batches = list(_batches(todo, batch_size))
+    params_d = params.to_dict()
+    try:
+        if workers == 1 or len(batches) <= 1:
+            for b in batches:
+                finish(_work(audio_dir, b, order, params_d))
+        else:
+            _run_pool(batches, workers, audio_dir, order, params_d, finish)
+    finally:
+        if bar is not None:
+            bar.close()
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _run_pool(batches, workers, audio_dir, order, params_d, finish) -> None:
+    """Bounded submission (memory stays flat), results written as they come."""
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    pending = list(reversed(batches))
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        inflight: dict[cf.Future, list[str]] = {}
+
+        def submit() -> None:
+            while pending and len(inflight) < 2 * workers:
+                b = pending.pop()
+                inflight[pool.submit(_work, audio_dir, b, order, params_d)] = b
+
+        submit()
+        while inflight:
+            done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                b = inflight.pop(fut)
+                try:
+                    results = fut.result()
+                except cf.process.BrokenProcessPool:
+                    raise
+                except Exception as exc:
+                    results = [({"audio_id": PurePosixPath(p).stem, "path": p,
+                                 "status": "error",
+                                 "error": f"internal error: {type(exc).__name__}: {exc}",
+                                 "sample_rate": None, "duration_s": None, "channels": None,
+                                 "channel_order": order, "n_sources": None, "events": [],
+                                 "n_frames": 0}, None) for p in b]
+                finish(results)
+            submit()
+
+
+def load_clips(out_dir: str | os.PathLike) -> dict[str, dict]:
+    """The clips.jsonl records of a run, the latest per path, keyed by the relative path."""
+    path = Path(out_dir) / CLIPS_FILE
+    if not path.exists():
+        raise ParameterError(f"{os.fspath(out_dir)!r} holds no {CLIPS_FILE} (not a foakit run)")
+    records: dict[str, dict] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break  # torn last line of a killed run
+            try:
+                rec = json.loads(line)
+                records[rec["path"]] = rec
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+    return records
+
+
+def read_frames(out_dir: str | os.PathLike, *, audio_ids: Iterable[str] | None = None):
+    """The per-frame table of a run as a ``pyarrow.Table`` (optionally some clips only).
+
+    Only parts referenced by clips.jsonl are read, and for each path only the part of its
+    latest record, so frames of a clip analysed twice appear once.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    recs = load_clips(out_dir)
+    want = set(audio_ids) if audio_ids is not None else None
+    by_part: dict[str, set[str]] = {}
+    for rec in recs.values():
+        part = rec.get("frames_part")
+        if part and (want is None or rec["audio_id"] in want):
+            by_part.setdefault(part, set()).add(rec["path"])
+    tables = []
+    for part, paths in sorted(by_part.items()):
+        t = pq.read_table(Path(out_dir) / FRAMES_DIR / part)
+        tables.append(t.filter(pc.is_in(t["path"], value_set=pa.array(sorted(paths)))))
+    if not tables:
+        return pa.table({k: pa.array([], type=pa.float32()) for k in ("audio_id", *FRAME_COLUMNS)})
+    return pa.concat_tables(tables)

@@ -1,0 +1,298 @@
+"""From per-window DOA peaks and per-frame features to sound events.
+
+1. **Tracks**: peaks of consecutive DOA windows are linked when they lie within
+   ``track_gate_deg`` (greedy, strongest first); a track survives gaps of up to
+   ``track_max_gap_windows`` windows.  A moving source stays one track.
+2. **Events**: for each track, the energy of the non-diffuse bins inside a ``cone_deg`` cone
+   around the track's direction is measured per frame; hysteresis on that level (relative to
+   the track's own level and to the noise in the cone) gives onsets and offsets, so
+   overlapping sources from different directions become separate events.
+3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
+   **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
+   at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
+   ``right_to_left``.
+4. **Distance proxy** (``distance_proxy = "diffuseness"``): DirAC diffuseness of the event's
+   frames (all bins in the band, averaged over the whole event), mapped through the
+   diffuse-field model DRR = (1 - psi) / psi and DRR = (r_c / r)^2, so
+   ``r = r_c sqrt(psi / (1 - psi))`` with ``r_c = distance_rc_m`` (calibrated on foakit.synth
+   rooms; see the README), clipped to ``distance_range_m``.  Noise raises psi too: a proxy.
+5. **Sources**: stationary events whose directions are within ``track_gate_deg`` share a
+   ``source`` id; each moving event is its own source.  ``n_sources`` counts the ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .conventions import vector_to_direction
+from .kernels.activity import clean_activity, hysteresis, segments
+from .params import AnalysisParams
+
+__all__ = ["Event", "Track", "link_tracks", "track_axes", "events_from_cones", "assign_sources"]
+
+
+@dataclass
+class Event:
+    """One sound event (angles in degrees, azimuth CCW from the front, +90 = left)."""
+
+    onset_s: float
+    offset_s: float
+    azimuth_deg: float | None = None
+    elevation_deg: float | None = None
+    distance_m: float | None = None
+    distance_proxy: str | None = None
+    diffuseness: float | None = None
+    motion: str | None = None
+    azimuth_start_deg: float | None = None
+    azimuth_end_deg: float | None = None
+    confidence: float = 0.0
+    energy_db: float | None = None
+    source: int = 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k, v in d.items():
+            if isinstance(v, float | np.floating):
+                d[k] = round(float(v), 4) if np.isfinite(v) else None
+        return d
+
+
+@dataclass
+class Track:
+    """Linked peaks: window indices, unit vectors ``(m, 3)`` and weights ``(m,)``."""
+
+    windows: list[int]
+    vecs: list[np.ndarray]
+    weights: list[float]
+
+    @property
+    def weight(self) -> float:
+        return float(np.sum(self.weights))
+
+
+def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
+    """Link per-window peaks into tracks.
+
+    Parameters
+    ----------
+    peaks : ndarray [shape=(n_windows, max_peaks, 4)]
+        From :func:`foakit.kernels.peaks.pick_peaks`.
+    """
+    cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
+    tracks: list[Track] = []
+    open_ids: list[int] = []
+    for w in range(peaks.shape[0]):
+        open_ids = [i for i in open_ids
+                    if w - tracks[i].windows[-1] <= params.track_max_gap_windows + 1]
+        taken: set[int] = set()
+        for k in range(peaks.shape[1]):
+            wgt = float(peaks[w, k, 3])
+            if wgt <= 0.0:
+                break
+            v = peaks[w, k, :3].astype(np.float64)
+            best, best_cos = -1, cos_gate
+            for i in open_ids:
+                if i in taken:
+                    continue
+                c = float(np.dot(tracks[i].vecs[-1], v))
+                if c >= best_cos:
+                    best, best_cos = i, c
+            if best < 0:
+                tracks.append(Track([w], [v], [wgt]))
+                best = len(tracks) - 1
+                open_ids.append(best)
+            else:
+                tr = tracks[best]
+                tr.windows.append(w)
+                tr.vecs.append(v)
+                tr.weights.append(wgt)
+            taken.add(best)
+    return tracks
+
+
+def track_axes(tracks: list[Track], n_frames: int, window_frames: int) -> np.ndarray:
+    """Cone axis per track and frame: the track's direction interpolated between its
+    windows' centres, held over one window before and after; zero elsewhere.
+
+    Returns
+    -------
+    ndarray [shape=(n_tracks, n_frames, 3), dtype=float32]
+    """
+    axes = np.zeros((len(tracks), n_frames, 3), dtype=np.float32)
+    t = np.arange(n_frames, dtype=np.float64)
+    for k, tr in enumerate(tracks):
+        centres = (np.asarray(tr.windows) + 0.5) * window_frames - 0.5
+        vecs = np.asarray(tr.vecs)
+        start = max(0, tr.windows[0] * window_frames - window_frames)
+        stop = min(n_frames, (tr.windows[-1] + 2) * window_frames)
+        tt = t[start:stop]
+        v = np.stack([np.interp(tt, centres, vecs[:, c]) for c in range(3)], axis=-1)
+        v /= np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+        axes[k, start:stop] = v
+    return axes
+
+
+def _smooth3(x: np.ndarray) -> np.ndarray:
+    k = np.array([0.25, 0.5, 0.25])
+    return np.convolve(np.pad(x, 1, mode="edge"), k, mode="valid")
+
+
+def events_from_cones(
+    cones: np.ndarray,
+    axes: np.ndarray,
+    frame_active: np.ndarray,
+    frame_iv: np.ndarray,
+    *,
+    frame_rate: float,
+    power_scale: float,
+    params: AnalysisParams,
+) -> list[Event]:
+    """Events from the in-cone energy of each track.
+
+    Parameters
+    ----------
+    cones : ndarray [shape=(n_tracks, n_frames, 4)]
+        :func:`foakit.kernels.cone.cone_energy` output.
+    axes : ndarray [shape=(n_tracks, n_frames, 3)]
+        Cone axes (zero outside a track's span).
+    frame_active : ndarray [shape=(n_frames,), dtype=bool]
+        Broadband activity (its inactive frames measure the noise in each cone).
+    frame_iv : ndarray [shape=(n_frames, 4)]
+        Band sums of raw intensity (x, y, z) and energy per frame, for the event diffuseness.
+    frame_rate : float
+        Frames per second.
+    power_scale : float
+        Factor turning summed bin energies into mean-square power (Parseval).
+    """
+    n_tracks, n_frames = cones.shape[:2]
+    if n_tracks == 0:
+        return []
+    tiny = 1e-20
+    level = 10.0 * np.log10(np.maximum(cones[..., 3] * power_scale, tiny))
+    level = np.stack([_smooth3(row) for row in level]).astype(np.float32)
+    span = np.any(axes != 0.0, axis=-1)
+    on = np.empty(n_tracks, dtype=np.float32)
+    off = np.empty(n_tracks, dtype=np.float32)
+    quiet = ~frame_active
+    for k in range(n_tracks):
+        ref = float(np.percentile(level[k, span[k]], 95)) if span[k].any() else -200.0
+        # the cone's level while nothing is active: what noise alone puts there
+        noise = float(np.median(level[k, quiet])) if quiet.sum() >= 10 else -200.0
+        on[k] = max(ref - 20.0, noise + params.act_on_db)
+        off[k] = max(ref - 30.0, noise + params.act_off_db)
+    lv = np.where(span, level, -300.0).astype(np.float32)
+    act = np.zeros((n_tracks, n_frames), dtype=np.uint8)
+    n_valid = np.full(n_tracks, n_frames, dtype=np.int64)
+    hysteresis(lv, on, off, n_valid, act)
+    clean_activity(act, n_valid, int(round(params.merge_gap_s * frame_rate)),
+                   int(round(params.min_event_s * frame_rate)))
+    events: list[Event] = []
+    for k in range(n_tracks):
+        for start, stop in segments(act[k]):
+            ev = _event(cones[k, start:stop], frame_iv[start:stop], start, stop,
+                        frame_rate=frame_rate, power_scale=power_scale, params=params)
+            if ev is not None:
+                events.append(ev)
+    events = _merge_duplicates(events, params)
+    events.sort(key=lambda e: (e.onset_s, e.azimuth_deg or 0.0))
+    return events
+
+
+def _event(cone, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
+    vec = cone[:, :3].sum(axis=0, dtype=np.float64)
+    if not np.any(vec):
+        return None
+    az, el = vector_to_direction(vec)
+    # motion: straight-line fit of the unwrapped azimuth of ~0.2 s blocks
+    block = max(1, int(round(0.2 * frame_rate)))
+    nb = len(cone) // block
+    motion, az0, az1 = "stationary", float(az), float(az)
+    if nb >= 3:
+        bv = cone[: nb * block, :3].reshape(nb, block, 3).sum(axis=1, dtype=np.float64)
+        bw = cone[: nb * block, 3].reshape(nb, block).sum(axis=1, dtype=np.float64)
+        ok = bw > 0.05 * bw.max()
+        if ok.sum() >= 3:
+            baz, _ = vector_to_direction(bv[ok])
+            baz = np.rad2deg(np.unwrap(np.deg2rad(baz)))
+            tb = (np.flatnonzero(ok) + 0.5) * block / frame_rate
+            slope, icpt = np.polyfit(tb, baz, 1, w=np.sqrt(bw[ok]))
+            dur = (stop - start) / frame_rate
+            change = slope * dur
+            a_start = icpt + slope * 0.0
+            az0 = float((a_start + 180.0) % 360.0 - 180.0)
+            az1 = float((a_start + change + 180.0) % 360.0 - 180.0)
+            if abs(change) >= params.motion_min_deg:
+                motion = "left_to_right" if change < 0 else "right_to_left"
+    e_sum = float(iv[:, 3].sum())
+    psi = 1.0 - float(np.linalg.norm(iv[:, :3].sum(axis=0))) / e_sum if e_sum > 0 else 1.0
+    psi = float(np.clip(psi, 0.0, 1.0))
+    lo, hi = params.distance_range_m
+    dist = params.distance_rc_m * np.sqrt(psi / max(1.0 - psi, 1e-6))
+    dist = float(np.clip(dist, lo, hi))
+    w_in = float(cone[:, 3].sum())
+    share = w_in / e_sum if e_sum > 0 else 0.0
+    conf = float(np.clip(np.sqrt(max(share, 0.0) * (1.0 - psi)), 0.0, 1.0))
+    energy = 10.0 * np.log10(max(w_in * power_scale / max(stop - start, 1), 1e-20))
+    return Event(
+        onset_s=start / frame_rate,
+        offset_s=stop / frame_rate,
+        azimuth_deg=float(az),
+        elevation_deg=float(el),
+        distance_m=dist,
+        distance_proxy="diffuseness",
+        diffuseness=psi,
+        motion=motion,
+        azimuth_start_deg=az0,
+        azimuth_end_deg=az1,
+        confidence=conf,
+        energy_db=float(energy),
+    )
+
+
+def _close(a: Event, b: Event, deg: float) -> bool:
+    from .conventions import angular_distance
+
+    return float(angular_distance(a.azimuth_deg, a.elevation_deg,
+                                  b.azimuth_deg, b.elevation_deg)) <= deg
+
+
+def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event]:
+    """Merge stationary events from about the same direction that overlap or nearly touch
+    (two tracks of one source)."""
+    events = sorted(events, key=lambda e: e.onset_s)
+    out: list[Event] = []
+    for ev in events:
+        for prev in out:
+            if (prev.motion == ev.motion == "stationary"
+                    and ev.onset_s <= prev.offset_s + params.merge_gap_s
+                    and _close(prev, ev, params.track_gate_deg)):
+                keep = prev if prev.confidence * (prev.offset_s - prev.onset_s) >= \
+                    ev.confidence * (ev.offset_s - ev.onset_s) else ev
+                prev.azimuth_deg, prev.elevation_deg = keep.azimuth_deg, keep.elevation_deg
+                prev.azimuth_start_deg = prev.azimuth_end_deg = keep.azimuth_deg
+                prev.offset_s = max(prev.offset_s, ev.offset_s)
+                prev.confidence = max(prev.confidence, ev.confidence)
+                break
+        else:
+            out.append(ev)
+    return out
+
+
+def assign_sources(events: list[Event], params: AnalysisParams) -> int:
+    """Give events from one direction a shared ``source`` id; return the number of sources."""
+    reps: list[Event] = []
+    for ev in sorted(events, key=lambda e: -e.confidence):
+        if ev.motion == "stationary":
+            for sid, rep in enumerate(reps):
+                if rep.motion == "stationary" and _close(rep, ev, params.track_gate_deg):
+                    ev.source = sid
+                    break
+            else:
+                ev.source = len(reps)
+                reps.append(ev)
+        else:
+            ev.source = len(reps)
+            reps.append(ev)
+    return len(reps)

@@ -1,0 +1,184 @@
+"""Reading and validating audio files.
+
+Every problem with a file raises :class:`~foakit.errors.AudioError` whose message is one line
+naming the file and the problem, so a corpus run can record it and go on.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .conventions import check_channel_order, to_internal
+from .errors import AudioError
+
+__all__ = ["Clip", "AUDIO_EXTENSIONS", "read_audio", "audio_info", "iter_audio_files"]
+
+#: File extensions a corpus walk picks up (soundfile reads them all).
+AUDIO_EXTENSIONS = (".wav", ".flac")
+
+
+@dataclass
+class Clip:
+    """One decoded clip.
+
+    Attributes
+    ----------
+    samples : ndarray [shape=(channels, n), dtype=float32]
+        For 4 channels: ambiX (ACN W, Y, Z, X; SN3D) whatever the file's order.
+        For 1 or 2 channels: the file's channels as they are.
+    sample_rate : int
+    path : str
+    channel_order : str
+        The order the file was declared to use (converted from).
+    """
+
+    samples: np.ndarray
+    sample_rate: int
+    path: str
+    channel_order: str = "ambix"
+
+    @property
+    def channels(self) -> int:
+        return int(self.samples.shape[0])
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.samples.shape[1])
+
+    @property
+    def duration_s(self) -> float:
+        return self.n_samples / float(self.sample_rate)
+
+    @property
+    def is_foa(self) -> bool:
+        return self.channels == 4
+
+
+def _wav_data_shortfall(path: str) -> int | None:
+    """Bytes missing from a RIFF/WAVE ``data`` chunk (0 when complete, None if unknown).
+
+    libsndfile silently shortens a truncated WAV; comparing the declared ``data`` size with
+    the bytes actually present catches it.
+    """
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) < 12 or head[:4] not in (b"RIFF", b"RF64") or head[8:12] != b"WAVE":
+                return None
+            if head[:4] == b"RF64":
+                return None  # 64-bit sizes live in ds64; trust libsndfile
+            pos = 12
+            while pos + 8 <= size:
+                fh.seek(pos)
+                cid, csize = struct.unpack("<4sI", fh.read(8))
+                if cid == b"data":
+                    if csize in (0, 0xFFFFFFFF):  # streaming writers leave it unset
+                        return None
+                    return max(0, pos + 8 + csize - size)
+                pos += 8 + csize + (csize & 1)
+    except OSError:
+        return None
+    return None
+
+
+def audio_info(path: str | os.PathLike) -> tuple[int, int, int]:
+    """``(sample_rate, channels, frames)`` from the header, or :class:`AudioError`."""
+    import soundfile as sf
+
+    p = os.fspath(path)
+    try:
+        info = sf.info(p)
+    except Exception as exc:  # LibsndfileError, RuntimeError, OSError
+        raise AudioError(p, f"not readable as audio ({_short(exc)})") from None
+    return int(info.samplerate), int(info.channels), int(info.frames)
+
+
+def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip:
+    """Read and validate one audio file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        wav or flac (anything libsndfile reads), any sample rate, int16 / int24 / float.
+    channel_order : {"ambix", "fuma"}
+        Order of 4-channel files; converted to ambiX (ACN/SN3D).  Ignored for 1 or 2 channels.
+
+    Returns
+    -------
+    Clip
+
+    Raises
+    ------
+    AudioError
+        Not audio, empty, truncated or corrupt, zero frames, a channel count other than
+        1, 2 or 4, or NaN / Inf samples.
+    """
+    import soundfile as sf
+
+    p = os.fspath(path)
+    order = check_channel_order(channel_order)
+    if not os.path.isfile(p):
+        raise AudioError(p, "no such file")
+    if os.path.getsize(p) == 0:
+        raise AudioError(p, "empty file (0 bytes)")
+    try:
+        with sf.SoundFile(p) as fh:
+            sr, channels, declared = int(fh.samplerate), int(fh.channels), int(fh.frames)
+            if channels not in (1, 2, 4):
+                raise AudioError(p, f"{channels} channels; expected 1, 2 or 4 (FOA)")
+            if declared <= 0:
+                raise AudioError(p, "zero audio frames")
+            data = fh.read(dtype="float32", always_2d=True)
+    except AudioError:
+        raise
+    except Exception as exc:
+        raise AudioError(p, f"not readable as audio ({_short(exc)})") from None
+    if data.shape[0] == 0:
+        raise AudioError(p, "zero audio frames")
+    if data.shape[0] < declared:
+        raise AudioError(p, f"truncated or corrupt: header declares {declared} frames, "
+                         f"{data.shape[0]} decoded")
+    shortfall = _wav_data_shortfall(p)
+    if shortfall:
+        raise AudioError(p, f"truncated: the data chunk is {shortfall} bytes short")
+    samples = np.ascontiguousarray(data.T)
+    finite = np.isfinite(samples)
+    if not finite.all():
+        bad = np.argwhere(~finite)[0]
+        kind = "NaN" if np.isnan(samples[tuple(bad)]) else "Inf"
+        n_bad = int(samples.size - np.count_nonzero(finite))
+        raise AudioError(p, f"{n_bad} non-finite samples ({kind} first at channel {bad[0]}, "
+                         f"frame {bad[1]})")
+    if channels == 4:
+        samples = np.ascontiguousarray(to_internal(samples, order))
+    return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)
+
+
+def iter_audio_files(root: str | os.PathLike) -> list[str]:
+    """Audio files under ``root`` (recursive, following symlinks), as sorted POSIX paths
+    relative to ``root``.  Symlink loops are visited once."""
+    rootp = Path(root)
+    out: list[str] = []
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(rootp, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames.sort()
+        for name in filenames:
+            if name.lower().endswith(AUDIO_EXTENSIONS) and not name.startswith("."):
+                out.append(Path(dirpath, name).relative_to(rootp).as_posix())
+    return sorted(out)
+
+
+def _short(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split())
+    return msg[:200] if msg else type(exc).__name__

@@ -1,0 +1,96 @@
+"""Energy-based activity detection (Numba CPU kernels).
+
+Double-threshold hysteresis: a run of frames above the *off* level is active when at least
+one of its frames reaches the *on* level (symmetric in time, so onsets are not late by the
+rise time).  Then runs separated by short gaps are merged and runs that stay short dropped.
+The CUDA twin in :mod:`foakit.kernels.cuda` has the same signature (one thread per clip).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["hysteresis", "clean_activity", "segments", "noise_floor"]
+
+
+@numba.njit(cache=True, nogil=True)
+def hysteresis(level, on, off, n_valid, out):
+    """Double-threshold activity per row.
+
+    Parameters
+    ----------
+    level : ndarray [shape=(n_clips, n_frames), dtype=float32]
+        Frame level (dB).
+    on, off : ndarray [shape=(n_clips,), dtype=float32]
+        Thresholds (dB), ``on >= off``.
+    n_valid : ndarray [shape=(n_clips,), dtype=int64]
+        Frames of each row that belong to the clip (rows are padded to a common length).
+    out : ndarray [shape=(n_clips, n_frames), dtype=uint8]
+        Output: 1 where active.
+    """
+    n_clips, n_frames = level.shape
+    for b in range(n_clips):
+        n = n_valid[b]
+        for t in range(n_frames):
+            out[b, t] = 0
+        t = 0
+        while t < n:
+            if level[b, t] <= off[b]:
+                t += 1
+                continue
+            start = t
+            hit = False
+            while t < n and level[b, t] > off[b]:
+                if level[b, t] >= on[b]:
+                    hit = True
+                t += 1
+            if hit:
+                for u in range(start, t):
+                    out[b, u] = 1
+
+
+@numba.njit(cache=True, nogil=True)
+def clean_activity(active, n_valid, max_gap, min_len):
+    """Merge gaps of at most ``max_gap`` frames, then drop runs shorter than ``min_len``.
+
+    Parameters
+    ----------
+    active : ndarray [shape=(n_clips, n_frames), dtype=uint8]
+        Modified in place.
+    n_valid : ndarray [shape=(n_clips,), dtype=int64]
+    max_gap, min_len : int
+    """
+    n_clips = active.shape[0]
+    for b in range(n_clips):
+        n = n_valid[b]
+        last_end = -1  # one past the last active frame seen
+        for t in range(n):
+            if active[b, t]:
+                if last_end >= 0 and 0 < t - last_end <= max_gap:
+                    for u in range(last_end, t):
+                        active[b, u] = 1
+                last_end = t + 1
+        t = 0
+        while t < n:
+            if not active[b, t]:
+                t += 1
+                continue
+            start = t
+            while t < n and active[b, t]:
+                t += 1
+            if t - start < min_len:
+                for u in range(start, t):
+                    active[b, u] = 0
+
+
+def segments(mask: np.ndarray) -> np.ndarray:
+    """Runs of true values of a 1-D mask as ``[[start, stop), ...]`` (int64, shape (k, 2))."""
+    m = np.concatenate([[False], np.asarray(mask, dtype=bool), [False]])
+    d = np.flatnonzero(m[1:] != m[:-1])
+    return d.reshape(-1, 2).astype(np.int64)
+
+
+def noise_floor(level_db: np.ndarray, percentile: float) -> float:
+    """Noise-floor estimate: a low percentile of the frame levels (dB)."""
+    return float(np.percentile(level_db, percentile))

@@ -1,0 +1,97 @@
+"""Energy-weighted azimuth x elevation DOA histograms (Numba CPU kernel).
+
+Bins whose diffuseness exceeds ``psi_max`` do not vote.  Next to the weights, each cell
+keeps the weighted sum of unit vectors that fell in it, so peaks can be refined below the
+cell size, and each frame keeps the weighted sum of its voting vectors (its dominant
+direction).  The CUDA twin in :mod:`foakit.kernels.cuda` has the same signature.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = ["doa_histogram", "cell_index", "cell_centers"]
+
+
+@numba.njit(cache=True, inline="always")
+def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[int, int]:
+    """Histogram cell of a direction vector (any length > 0)."""
+    az = math.atan2(uy, ux)
+    el = math.atan2(uz, math.sqrt(ux * ux + uy * uy))
+    ia = int(math.floor((az + math.pi) / (2.0 * math.pi) * n_az))
+    ie = int(math.floor((el + 0.5 * math.pi) / math.pi * n_el))
+    if ia >= n_az:
+        ia -= n_az
+    if ia < 0:
+        ia += n_az
+    if ie >= n_el:
+        ie = n_el - 1
+    if ie < 0:
+        ie = 0
+    return ia, ie
+
+
+@numba.njit(cache=True, nogil=True)
+def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, vsum, frame_vec):
+    """Accumulate DOA votes of one clip.
+
+    Parameters
+    ----------
+    intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
+        Active intensity (Ix, Iy, Iz) per bin.
+    energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
+        Energy (the vote weight) and diffuseness per bin.
+    frame_window : ndarray [shape=(n_frames,), dtype=int32]
+        DOA window of each frame; frames with -1 do not vote into ``hist`` / ``vsum``.
+    lo, hi : int
+        Bins ``lo <= f < hi`` vote.
+    psi_max : float
+        Bins with ``psi > psi_max`` do not vote.
+    hist : ndarray [shape=(n_windows, n_az, n_el), dtype=float32]
+        Output, accumulated into: weights per cell.
+    vsum : ndarray [shape=(n_windows, n_az, n_el, 3), dtype=float32]
+        Output, accumulated into: weighted unit vectors per cell.
+    frame_vec : ndarray [shape=(n_frames, 4), dtype=float32]
+        Output, accumulated into: per frame weighted unit-vector sum (x, y, z) and weight.
+    """
+    n_frames = energy.shape[0]
+    n_az = hist.shape[1]
+    n_el = hist.shape[2]
+    for t in range(n_frames):
+        w_idx = frame_window[t]
+        for f in range(lo, hi):
+            p = psi[t, f]
+            if p > psi_max:
+                continue
+            ix = intensity[0, t, f]
+            iy = intensity[1, t, f]
+            iz = intensity[2, t, f]
+            norm = math.sqrt(ix * ix + iy * iy + iz * iz)
+            if norm <= 0.0:
+                continue
+            wgt = energy[t, f]
+            ux = ix / norm
+            uy = iy / norm
+            uz = iz / norm
+            frame_vec[t, 0] += wgt * ux
+            frame_vec[t, 1] += wgt * uy
+            frame_vec[t, 2] += wgt * uz
+            frame_vec[t, 3] += wgt
+            if w_idx < 0:
+                continue
+            ia, ie = cell_index(ux, uy, uz, n_az, n_el)
+            hist[w_idx, ia, ie] += wgt
+            vsum[w_idx, ia, ie, 0] += wgt * ux
+            vsum[w_idx, ia, ie, 1] += wgt * uy
+            vsum[w_idx, ia, ie, 2] += wgt * uz
+
+
+def cell_centers(n_az: int, n_el: int) -> np.ndarray:
+    """Unit vectors of cell centres, shape ``(n_az, n_el, 3)``."""
+    az = -np.pi + (np.arange(n_az) + 0.5) * 2 * np.pi / n_az
+    el = -np.pi / 2 + (np.arange(n_el) + 0.5) * np.pi / n_el
+    a, e = np.meshgrid(az, el, indexing="ij")
+    return np.stack([np.cos(a) * np.cos(e), np.sin(a) * np.cos(e), np.sin(e)], axis=-1)

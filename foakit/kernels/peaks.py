@@ -1,0 +1,133 @@
+"""Peak picking on DOA histograms, several sources per window (Numba CPU kernel).
+
+Each window's histogram is smoothed with a 3 x 3 [1 2 1] kernel (circular in azimuth), local
+maxima are taken in decreasing height while they are at least ``rel`` of the highest and at
+least ``min_sep`` away from every peak already taken, and each peak's direction is refined as
+the normalised sum of the unit vectors that voted into cells within ``refine`` of it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["pick_peaks"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _smooth(h, out):
+    n_az, n_el = h.shape
+    for a in range(n_az):
+        for e in range(n_el):
+            acc = 0.0
+            for da in range(-1, 2):
+                aa = (a + da) % n_az
+                wa = 2.0 if da == 0 else 1.0
+                for de in range(-1, 2):
+                    ee = e + de
+                    if ee < 0 or ee >= n_el:
+                        continue
+                    we = 2.0 if de == 0 else 1.0
+                    acc += wa * we * h[aa, ee]
+            out[a, e] = acc
+
+
+@numba.njit(cache=True, nogil=True)
+def pick_peaks(hist, vsum, centers, rel, cos_min_sep, cos_refine, peaks):
+    """Pick and refine up to ``peaks.shape[1]`` peaks per window.
+
+    Parameters
+    ----------
+    hist : ndarray [shape=(n_windows, n_az, n_el), dtype=float32]
+    vsum : ndarray [shape=(n_windows, n_az, n_el, 3), dtype=float32]
+    centers : ndarray [shape=(n_az, n_el, 3), dtype=float64]
+        Cell-centre unit vectors (:func:`foakit.kernels.histogram.cell_centers`).
+    rel : float
+        Peaks lower than ``rel`` times the highest smoothed cell are dropped.
+    cos_min_sep, cos_refine : float
+        Cosines of the minimum peak separation and of the refinement radius.
+    peaks : ndarray [shape=(n_windows, max_peaks, 4), dtype=float32]
+        Output: refined unit vector (x, y, z) and the weight within the refinement radius,
+        strongest first; unused slots have weight 0.
+    """
+    n_win, n_az, n_el = hist.shape
+    max_peaks = peaks.shape[1]
+    sm = np.empty((n_az, n_el), dtype=np.float64)
+    cand_a = np.empty(n_az * n_el, dtype=np.int64)
+    cand_e = np.empty(n_az * n_el, dtype=np.int64)
+    cand_v = np.empty(n_az * n_el, dtype=np.float64)
+    for w in range(n_win):
+        for k in range(max_peaks):
+            for c in range(4):
+                peaks[w, k, c] = 0.0
+        _smooth(hist[w], sm)
+        top = 0.0
+        for a in range(n_az):
+            for e in range(n_el):
+                if sm[a, e] > top:
+                    top = sm[a, e]
+        if top <= 0.0:
+            continue
+        n_cand = 0
+        for a in range(n_az):
+            for e in range(n_el):
+                v = sm[a, e]
+                if v < rel * top:
+                    continue
+                is_max = True
+                for da in range(-1, 2):
+                    aa = (a + da) % n_az
+                    for de in range(-1, 2):
+                        ee = e + de
+                        if (da == 0 and de == 0) or ee < 0 or ee >= n_el:
+                            continue
+                        nv = sm[aa, ee]
+                        # ties broken towards the lower index so a plateau gives one peak
+                        if nv > v or (nv == v and (aa * n_el + ee) < (a * n_el + e)):
+                            is_max = False
+                if is_max:
+                    cand_a[n_cand] = a
+                    cand_e[n_cand] = e
+                    cand_v[n_cand] = v
+                    n_cand += 1
+        order = np.argsort(-cand_v[:n_cand])
+        n_taken = 0
+        for oi in range(n_cand):
+            if n_taken >= max_peaks:
+                break
+            a = cand_a[order[oi]]
+            e = cand_e[order[oi]]
+            cx = centers[a, e, 0]
+            cy = centers[a, e, 1]
+            cz = centers[a, e, 2]
+            close = False
+            for k in range(n_taken):
+                d = cx * peaks[w, k, 0] + cy * peaks[w, k, 1] + cz * peaks[w, k, 2]
+                if d > cos_min_sep:
+                    close = True
+                    break
+            if close:
+                continue
+            sx = 0.0
+            sy = 0.0
+            sz = 0.0
+            sw = 0.0
+            for a2 in range(n_az):
+                for e2 in range(n_el):
+                    h = hist[w, a2, e2]
+                    if h <= 0.0:
+                        continue
+                    d = cx * centers[a2, e2, 0] + cy * centers[a2, e2, 1] + cz * centers[a2, e2, 2]
+                    if d >= cos_refine:
+                        sx += vsum[w, a2, e2, 0]
+                        sy += vsum[w, a2, e2, 1]
+                        sz += vsum[w, a2, e2, 2]
+                        sw += h
+            nrm = np.sqrt(sx * sx + sy * sy + sz * sz)
+            if nrm <= 0.0:
+                continue
+            peaks[w, n_taken, 0] = sx / nrm
+            peaks[w, n_taken, 1] = sy / nrm
+            peaks[w, n_taken, 2] = sz / nrm
+            peaks[w, n_taken, 3] = sw
+            n_taken += 1

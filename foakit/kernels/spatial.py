@@ -1,0 +1,130 @@
+"""DirAC spatial features per STFT bin: active intensity, energy, diffuseness (NumPy or CuPy).
+
+In SN3D with channels W, Y, Z, X (ambiX)::
+
+    I = Re{conj(W) [X, Y, Z]}          (active intensity, up to a constant)
+    E = (|W|^2 + |X|^2 + |Y|^2 + |Z|^2) / 2
+    psi = 1 - ||<I>|| / <E>            (<.> a short time average)
+
+For one plane wave ``||I|| = E`` (psi = 0); for an isotropic diffuse field ``<I> -> 0``
+(psi -> 1).  The DCASE feature ``I / (|W|^2 + sum|.|^2 / 3)`` is a different quantity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import array_module
+
+__all__ = [
+    "intensity_energy",
+    "smooth_frames",
+    "diffuseness",
+    "diffuseness_from_smoothed",
+    "frame_power",
+]
+
+
+def intensity_energy(spec: Any) -> tuple[Any, Any]:
+    """Active intensity and energy per bin.
+
+    Parameters
+    ----------
+    spec : ndarray [shape=(..., 4, n_frames, n_bins), dtype=complex]
+        ambiX STFT (W, Y, Z, X).
+
+    Returns
+    -------
+    intensity : ndarray [shape=(..., 3, n_frames, n_bins), dtype=float]
+        ``(Ix, Iy, Iz)``.
+    energy : ndarray [shape=(..., n_frames, n_bins), dtype=float]
+    """
+    xp = array_module(spec)
+    if spec.shape[-3] != 4:
+        from ..errors import ParameterError
+
+        raise ParameterError(f"spec must have 4 FOA channels on axis -3, got {spec.shape}")
+    w = spec[..., 0, :, :]
+    wr, wi = w.real, w.imag
+    comps = []
+    for ch in (3, 1, 2):  # X, Y, Z in ACN
+        c = spec[..., ch, :, :]
+        comps.append(wr * c.real + wi * c.imag)
+    intensity = xp.stack(comps, axis=-3)
+    power = spec.real * spec.real + spec.imag * spec.imag
+    energy = 0.5 * power.sum(axis=-3)
+    return intensity, energy
+
+
+def smooth_frames(a: Any, n: int, *, axis: int = -2) -> Any:
+    """Centred moving average over ``n`` frames along ``axis`` (edges average fewer frames)."""
+    if n <= 1:
+        return a
+    xp = array_module(a)
+    a = xp.moveaxis(a, axis, -1)
+    t = a.shape[-1]
+    c = xp.cumsum(a, axis=-1, dtype=a.dtype)
+    zero = xp.zeros(a.shape[:-1] + (1,), dtype=a.dtype)
+    c = xp.concatenate([zero, c], axis=-1)
+    half = n // 2
+    idx = xp.arange(t)
+    hi = xp.minimum(idx + (n - half), t)
+    lo = xp.maximum(idx - half, 0)
+    out = (c[..., hi] - c[..., lo]) / (hi - lo).astype(a.dtype)
+    return xp.moveaxis(out, -1, axis)
+
+
+def diffuseness(intensity: Any, energy: Any, *, n_smooth: int = 5, axis_time: int = -2) -> Any:
+    """DirAC diffuseness per bin, in [0, 1].
+
+    Parameters
+    ----------
+    intensity : ndarray [shape=(..., 3, n_frames, n_bins)]
+    energy : ndarray [shape=(..., n_frames, n_bins)]
+    n_smooth : int
+        Frames averaged (centred).  Fewer frames bias a diffuse field's psi below 1.
+
+    Returns
+    -------
+    ndarray [shape=(..., n_frames, n_bins)]
+        1 where there is no energy.
+    """
+    i_s = smooth_frames(intensity, n_smooth, axis=axis_time)
+    e_s = smooth_frames(energy, n_smooth, axis=axis_time)
+    return diffuseness_from_smoothed(i_s, e_s)
+
+
+def diffuseness_from_smoothed(i_s: Any, e_s: Any, *, vector_axis: int = -3) -> Any:
+    """``1 - ||<I>|| / <E>`` from already averaged intensity and energy, clipped to [0, 1].
+
+    Parameters
+    ----------
+    i_s : ndarray [shape=(..., 3, ...)]
+        Averaged intensity; the vector axis is ``vector_axis``.
+    e_s : ndarray
+        Averaged energy, shaped as ``i_s`` without the vector axis.
+    """
+    xp = array_module(e_s)
+    energy = e_s
+    norm = xp.sqrt((i_s * i_s).sum(axis=vector_axis))
+    tiny = xp.finfo(energy.dtype).tiny
+    psi = 1.0 - norm / xp.maximum(e_s, tiny)
+    psi = xp.where(e_s > tiny, psi, 1.0)  # no energy: nothing directional
+    return xp.clip(psi, 0.0, 1.0).astype(energy.dtype, copy=False)
+
+
+def frame_power(power: Any, n_fft: int, window_sq_sum: float) -> Any:
+    """Mean-square signal power per frame from one-sided bin powers (Parseval).
+
+    Parameters
+    ----------
+    power : ndarray [shape=(..., n_frames, n_fft // 2 + 1)]
+        ``|X_k|^2`` (or the energy E, giving the W-channel power of plane waves).
+    """
+    xp = array_module(power)
+    nb = power.shape[-1]
+    weights = xp.full(nb, 2.0, dtype=power.dtype)
+    weights[0] = 1.0
+    if n_fft % 2 == 0:
+        weights[-1] = 1.0
+    return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)

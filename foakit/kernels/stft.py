@@ -1,0 +1,90 @@
+"""Batched short-time Fourier transform (NumPy or CuPy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backend import array_module
+from ..errors import ParameterError
+
+__all__ = ["stft", "hann", "frame_starts"]
+
+
+def hann(n: int, *, xp: Any = np, dtype: Any = np.float32) -> Any:
+    """Periodic Hann window of length ``n`` (the STFT convention)."""
+    k = xp.arange(n, dtype=np.float64)
+    return (0.5 - 0.5 * xp.cos(2.0 * np.pi * k / n)).astype(dtype)
+
+
+def frame_starts(n_samples: int, *, win_length: int, hop_length: int) -> np.ndarray:
+    """Start sample of each frame in the *unpadded* signal (may be negative)."""
+    n_frames = 1 + n_samples // hop_length
+    return np.arange(n_frames) * hop_length - win_length // 2
+
+
+def stft(
+    x: Any,
+    *,
+    win_length: int,
+    hop_length: int,
+    n_fft: int | None = None,
+    window: Any = None,
+    workers: int | None = None,
+) -> Any:
+    """Centred STFT of many signals at once.
+
+    Frame ``t`` is centred on sample ``t * hop_length`` (zero padding at both ends), so there
+    are ``1 + n // hop_length`` frames and frame ``t`` stands for time ``t * hop / sr``.
+
+    Parameters
+    ----------
+    x : ndarray [shape=(..., n)]
+        Real signals (NumPy or CuPy); leading axes are batch axes (clips x channels).
+    win_length, hop_length : int
+        Window and hop in samples.
+    n_fft : int, optional
+        FFT length (>= ``win_length``; default ``win_length``).
+    window : ndarray [shape=(win_length,)], optional
+        Analysis window; default periodic Hann.
+    workers : int, optional
+        Threads for ``scipy.fft`` (NumPy input only).
+
+    Returns
+    -------
+    ndarray [shape=(..., n_frames, n_fft // 2 + 1)]
+        complex64 for float32 input, complex128 for float64.
+    """
+    xp = array_module(x)
+    n_fft = win_length if n_fft is None else int(n_fft)
+    if hop_length < 1:
+        raise ParameterError(f"{hop_length=} must be >= 1")
+    if win_length < 1:
+        raise ParameterError(f"{win_length=} must be >= 1")
+    if n_fft < win_length:
+        raise ParameterError(f"{n_fft=} must be >= {win_length=}")
+    if x.ndim < 1 or x.shape[-1] < 1:
+        raise ParameterError(f"x must have at least one sample on its last axis, got {x.shape}")
+    dtype = np.float64 if x.dtype == np.float64 else np.float32
+    x = x.astype(dtype, copy=False)
+    n = x.shape[-1]
+    n_frames = 1 + n // hop_length
+    left = win_length // 2
+    right = (n_frames - 1) * hop_length + win_length - n - left
+    pad = [(0, 0)] * (x.ndim - 1) + [(left, max(0, right))]
+    xpad = xp.pad(x, pad)
+    xpad = xp.ascontiguousarray(xpad)
+    item = xpad.itemsize
+    shape = xpad.shape[:-1] + (n_frames, win_length)
+    strides = xpad.strides[:-1] + (hop_length * item, item)
+    frames = xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
+    win = hann(win_length, xp=xp, dtype=dtype) if window is None else xp.asarray(window, dtype)
+    if win.shape != (win_length,):
+        raise ParameterError(f"window shape {win.shape} must be ({win_length},)")
+    framed = frames * win
+    if xp is np:
+        import scipy.fft
+
+        return scipy.fft.rfft(framed, n=n_fft, axis=-1, workers=workers)
+    return xp.fft.rfft(framed, n=n_fft, axis=-1)

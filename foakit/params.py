@@ -1,0 +1,149 @@
+"""Analysis parameters and how the STFT grid follows the sample rate.
+
+STFT grid
+---------
+Hop 20 ms (the DCASE SELD front end's hop: 480 samples at 24 kHz), so frame times line up
+with DCASE label grids (100 ms = 5 frames) and onsets resolve to 20 ms.  Window: Hann of the
+power-of-two length nearest 32 ms (512 at 16 kHz, 1024 at 24 kHz, 2048 at 48 kHz): a power of
+two keeps the FFT fast, 32-43 ms gives 23-31 Hz bins, fine enough to separate overlapping
+sources in time-frequency while keeping 50 frames per second.  ``n_fft`` equals the window.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+
+from .errors import ParameterError
+
+__all__ = ["AnalysisParams", "StftGrid", "stft_grid"]
+
+
+@dataclass(frozen=True)
+class StftGrid:
+    """Window, hop and FFT length in samples for one sample rate."""
+
+    sample_rate: int
+    win_length: int
+    hop_length: int
+    n_fft: int
+
+    @property
+    def frame_rate(self) -> float:
+        return self.sample_rate / self.hop_length
+
+    @property
+    def n_bins(self) -> int:
+        return self.n_fft // 2 + 1
+
+    def band(self, fmin_hz: float, fmax_hz: float) -> tuple[int, int]:
+        """First and one-past-last bin index inside ``[fmin_hz, fmax_hz]``."""
+        df = self.sample_rate / self.n_fft
+        lo = max(1, int(math.ceil(fmin_hz / df)))
+        hi = min(self.n_bins, int(math.floor(min(fmax_hz, 0.95 * self.sample_rate / 2) / df)) + 1)
+        if hi <= lo:
+            raise ParameterError(f"band {fmin_hz=}..{fmax_hz=} holds no bin at {self.sample_rate=}")
+        return lo, hi
+
+    def n_frames(self, n_samples: int) -> int:
+        """Frames of a centred STFT of ``n_samples`` samples (one per hop, from t = 0)."""
+        return 1 + n_samples // self.hop_length
+
+
+def stft_grid(sample_rate: int, *, hop_s: float = 0.02, win_s: float = 0.032) -> StftGrid:
+    """The STFT grid foakit uses at ``sample_rate`` (see the module docstring)."""
+    if not (isinstance(sample_rate, int | float) and sample_rate >= 1000):
+        raise ParameterError(f"{sample_rate=} must be a number >= 1000 Hz")
+    if not 0 < hop_s <= win_s:
+        raise ParameterError(f"{hop_s=} must be > 0 and <= {win_s=}")
+    sr = int(sample_rate)
+    hop = max(1, int(round(hop_s * sr)))
+    win = 2 ** int(round(math.log2(win_s * sr)))
+    win = max(win, hop)
+    return StftGrid(sample_rate=sr, win_length=win, hop_length=hop, n_fft=win)
+
+
+@dataclass(frozen=True)
+class AnalysisParams:
+    """Every knob of the analysis, with the defaults foakit is calibrated for.
+
+    Units are in the names.  The manifest of every run records all of them.
+    """
+
+    # STFT grid (see module docstring)
+    hop_s: float = 0.02
+    win_s: float = 0.032
+    # band that votes for directions: above room modes / handling noise, below where
+    # real tetrahedral arrays alias
+    fmin_hz: float = 100.0
+    fmax_hz: float = 8000.0
+    # DirAC diffuseness: time average over this many frames (centred), per bin
+    smooth_frames: int = 5
+    # bins more diffuse than this do not vote for a direction
+    psi_max: float = 0.5
+    # DOA histogram grid
+    az_bins: int = 72
+    el_bins: int = 36
+    # DOA windows for per-window histograms and tracking
+    window_s: float = 0.4
+    # peaks: relative height, separation, how many, vectors summed for refinement
+    peak_rel: float = 0.15
+    peak_min_sep_deg: float = 25.0
+    peak_refine_deg: float = 15.0
+    max_sources: int = 4
+    # activity: hysteresis above the noise floor
+    floor_percentile: float = 10.0
+    act_on_db: float = 6.0
+    act_off_db: float = 3.0
+    min_event_s: float = 0.2
+    merge_gap_s: float = 0.3
+    # whole-clip activity when the dynamic range is below act_on_db but the level is above
+    abs_active_dbfs: float = -60.0
+    # events: a track follows peaks within this angle from window to window
+    track_gate_deg: float = 30.0
+    track_max_gap_windows: int = 2
+    cone_deg: float = 25.0
+    # motion: total azimuth change for left/right motion
+    motion_min_deg: float = 20.0
+    # distance proxy calibration r = rc * sqrt(psi / (1 - psi)), clipped (see events.py)
+    distance_rc_m: float = 1.5
+    distance_range_m: tuple[float, float] = field(default=(0.3, 10.0))
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("smooth_frames", self.smooth_frames >= 1),
+            ("psi_max", 0.0 < self.psi_max <= 1.0),
+            ("az_bins", self.az_bins >= 8),
+            ("el_bins", self.el_bins >= 4),
+            ("window_s", self.window_s > 0),
+            ("peak_rel", 0.0 < self.peak_rel <= 1.0),
+            ("max_sources", self.max_sources >= 1),
+            ("act_on_db", self.act_on_db >= self.act_off_db >= 0.0),
+            ("min_event_s", self.min_event_s >= 0.0),
+            ("merge_gap_s", self.merge_gap_s >= 0.0),
+            ("floor_percentile", 0.0 <= self.floor_percentile <= 100.0),
+            ("fmin_hz", 0.0 <= self.fmin_hz < self.fmax_hz),
+        ]
+        for name, ok in checks:
+            if not ok:
+                raise ParameterError(f"{name}={getattr(self, name)!r} is out of range")
+
+    def grid(self, sample_rate: int) -> StftGrid:
+        return stft_grid(sample_rate, hop_s=self.hop_s, win_s=self.win_s)
+
+    def window_frames(self, grid: StftGrid) -> int:
+        return max(1, int(round(self.window_s * grid.frame_rate)))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AnalysisParams:
+        names = {f.name for f in fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise ParameterError(f"unknown analysis parameters: {sorted(unknown)}")
+        kw = dict(d)
+        if "distance_range_m" in kw:
+            kw["distance_range_m"] = tuple(kw["distance_range_m"])
+        return cls(**kw)
