@@ -131,8 +131,8 @@ def azimuth_difference(a_deg: Any, b_deg: Any) -> Any:
 
 def direction_to_vector(az_deg: Any, el_deg: Any) -> np.ndarray:
     """Unit vectors ``[..., (x, y, z)]`` for directions in degrees."""
-    az = np.deg2rad(np.asarray(az_deg, dtype=float))
-    el = np.deg2rad(np.asarray(el_deg, dtype=float))
+    az, el = np.broadcast_arrays(np.deg2rad(np.asarray(az_deg, dtype=float)),
+                                 np.deg2rad(np.asarray(el_deg, dtype=float)))
     return np.stack([np.cos(az) * np.cos(el), np.sin(az) * np.cos(el), np.sin(el)], axis=-1)
 
 

@@ -109,6 +109,9 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
                 tr.vecs.append(v)
                 tr.weights.append(wgt)
             taken.add(best)
+    if tracks:
+        top = max(tr.weight for tr in tracks)
+        tracks = [tr for tr in tracks if tr.weight >= params.min_track_weight * top]
     return tracks
 
 

@@ -102,6 +102,9 @@ class AnalysisParams:
     # events: a track follows peaks within this angle from window to window
     track_gate_deg: float = 30.0
     track_max_gap_windows: int = 2
+    # tracks lighter than this fraction of the heaviest are dropped (mixture bins between
+    # overlapping sources and reflections make short, weak phantom tracks)
+    min_track_weight: float = 0.05
     cone_deg: float = 25.0
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0

@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (default: all cores)")
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="compute backend (default: cpu)")
+    p.add_argument("--batch-size", type=int, default=16,
+                   help="clips per task and per Parquet part (default: 16)")
     p.add_argument("--retry-errors", action="store_true",
                    help="analyse again files that failed in an earlier run")
     p.set_defaults(func=run)
@@ -57,5 +59,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
                              workers=args.workers, progress=not args.no_progress,
-                             backend=args.backend, retry_errors=args.retry_errors)
+                             backend=args.backend, retry_errors=args.retry_errors,
+                             batch_size=args.batch_size)
     return report(summary)

@@ -1,0 +1,107 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from foakit.analysis import FRAME_COLUMNS, analyze_samples, detect_activity
+from foakit.conventions import angular_distance
+from foakit.errors import ParameterError
+from foakit.params import AnalysisParams
+
+from .conftest import plane_wave_scene
+
+
+@settings(max_examples=12)
+@given(st.floats(-180, 179.9), st.floats(-75, 75))
+def test_anechoic_plane_wave_direction_within_2_degrees(az, el):
+    x = plane_wave_scene([(az, el, 0.5, 2.5)], duration=3.0, snr_db=20)
+    res = analyze_samples(x, 16000)
+    assert len(res.events) == 1 and res.n_sources == 1
+    ev = res.events[0]
+    assert angular_distance(ev.azimuth_deg, ev.elevation_deg, az, el) < 2.0
+    assert abs(((ev.azimuth_deg - az) + 180) % 360 - 180) < 2.0
+    assert abs(ev.elevation_deg - el) < 2.0
+    assert abs(ev.onset_s - 0.5) < 0.1 and abs(ev.offset_s - 2.5) < 0.1
+    assert ev.motion == "stationary"
+    assert -180 <= ev.azimuth_deg < 180
+
+
+def test_overlapping_sources_become_separate_events():
+    truth = [(60, 20, 1.0, 6.0), (-100, -10, 4.0, 9.0)]
+    x = plane_wave_scene(truth, duration=10.0, snr_db=10)
+    res = analyze_samples(x, 16000)
+    assert res.n_sources == 2 and len(res.events) == 2
+    for (az, el, on, off), ev in zip(truth, sorted(res.events, key=lambda e: e.onset_s),
+                                     strict=True):
+        assert angular_distance(ev.azimuth_deg, ev.elevation_deg, az, el) < 3
+        assert abs(ev.onset_s - on) < 0.2 and abs(ev.offset_s - off) < 0.2
+    # the frame table knows which source is where
+    src = res.frames["source"]
+    t = res.frames["time_s"]
+    assert set(src[(t > 2) & (t < 3.5)]) == {res.events[0].source}
+
+
+def test_moving_source_is_one_event_with_motion():
+    from foakit.conventions import encode_plane_wave
+
+    sr, n = 16000, 16000 * 6
+    s = np.random.default_rng(2).normal(size=n) * 0.1
+    az = np.linspace(80, -80, n)  # from the left to the right
+    x = encode_plane_wave(s, az, 0.0).astype(np.float32)
+    res = analyze_samples(x, sr)
+    assert len(res.events) == 1
+    ev = res.events[0]
+    assert ev.motion == "left_to_right"
+    assert ev.azimuth_start_deg > 40 and ev.azimuth_end_deg < -40
+    x2 = encode_plane_wave(s, az[::-1], 0.0).astype(np.float32)
+    assert analyze_samples(x2, sr).events[0].motion == "right_to_left"
+
+
+def test_silent_clip_has_no_events():
+    res = analyze_samples(np.zeros((4, 32000), np.float32), 16000)
+    assert res.events == [] and res.n_sources == 0
+    assert not res.frames["active"].any()
+
+
+def test_mono_and_stereo_get_activity_but_no_directions():
+    x = plane_wave_scene([(0, 0, 1.0, 2.0)], duration=3.0, snr_db=20)
+    for ch in (x[:1], x[:2]):
+        res = analyze_samples(ch, 16000)
+        assert res.n_sources is None and len(res.events) == 1
+        ev = res.events[0]
+        assert ev.azimuth_deg is None and ev.elevation_deg is None
+        assert abs(ev.onset_s - 1.0) < 0.1 and abs(ev.offset_s - 2.0) < 0.1
+        assert np.isnan(res.frames["azimuth_deg"]).all()
+
+
+def test_frame_table_columns_and_times():
+    x = plane_wave_scene([(0, 0, 0.2, 0.8)], duration=1.0)
+    res = analyze_samples(x, 16000)
+    assert set(FRAME_COLUMNS) == set(res.frames)
+    assert all(len(v) == 51 for v in res.frames.values())
+    assert res.frames["time_s"][1] == pytest.approx(0.02)
+
+
+def test_activity_hysteresis_min_duration_and_gap_merging():
+    p = AnalysisParams()
+    level = np.full(200, -60.0, np.float32)
+    level[50:100] = -30.0   # a 1 s event
+    level[70:75] = -58.0    # a 0.1 s dip: merged
+    level[150:153] = -30.0  # 60 ms blip: too short
+    act = detect_activity(level, p, 50.0)
+    assert act[50:100].all() and not act[:50].any() and not act[140:].any()
+
+
+def test_whole_clip_sound_is_active_quiet_clip_is_not():
+    p = AnalysisParams()
+    assert detect_activity(np.full(100, -20.0, np.float32), p, 50.0).all()
+    assert not detect_activity(np.full(100, -90.0, np.float32), p, 50.0).any()
+
+
+def test_bad_shapes_and_params():
+    with pytest.raises(ParameterError, match="shape"):
+        analyze_samples(np.zeros((3, 100), np.float32), 16000)
+    with pytest.raises(ParameterError, match="psi_max"):
+        AnalysisParams(psi_max=0.0)
+    with pytest.raises(ParameterError, match="unknown analysis parameters"):
+        AnalysisParams.from_dict({"nope": 1})

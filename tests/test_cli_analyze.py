@@ -1,0 +1,150 @@
+"""The CLI run as a subprocess on real files: outputs, exit codes, resume, kill -9."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import soundfile as sf
+
+from foakit.corpus import load_clips, read_frames
+
+from .conftest import plane_wave_scene
+
+
+def foakit(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "foakit", *args], capture_output=True,
+                          text=True, timeout=300, **kw)
+
+
+def make_corpus(root, n=3, bad=True):
+    root.mkdir(parents=True, exist_ok=True)
+    truth = {}
+    for i in range(n):
+        az = -150 + 300 * i / max(n - 1, 1)
+        x = plane_wave_scene([(az, 10, 0.3, 1.2)], duration=1.5, snr_db=20, seed=i)
+        sf.write(root / f"clip{i:03d}.wav", x.T, 16000, subtype="PCM_16")
+        truth[f"clip{i:03d}.wav"] = az
+    if bad:
+        (root / "sub").mkdir()
+        (root / "sub" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
+    return truth
+
+
+def test_analyze_outputs_and_exit_codes(tmp_path):
+    truth = make_corpus(tmp_path / "audio")
+    out = tmp_path / "out"
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--workers", "2",
+               "--no-progress")
+    assert r.returncode == 1, r.stderr  # one broken file
+    assert "sub/broken.wav" in r.stderr and "Traceback" not in r.stderr
+    recs = load_clips(out)
+    assert set(recs) == {*truth, "sub/broken.wav"}
+    assert recs["sub/broken.wav"]["status"] == "error"
+    assert "not readable as audio" in recs["sub/broken.wav"]["error"]
+    for path, az in truth.items():
+        rec = recs[path]
+        assert rec["status"] == "ok" and rec["audio_id"] == path[:-4]
+        assert rec["sample_rate"] == 16000 and rec["channels"] == 4 and rec["n_sources"] == 1
+        ev = rec["events"][0]
+        assert abs(((ev["azimuth_deg"] - az) + 180) % 360 - 180) < 2
+        assert set(ev) >= {"onset_s", "offset_s", "azimuth_deg", "elevation_deg", "distance_m",
+                           "motion", "confidence"}
+    frames = read_frames(out)
+    assert frames.num_rows == sum(r["n_frames"] for r in recs.values())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["channel_order"] == "ambix"
+    assert "ACN" in manifest["conventions"]["internal_channel_order"]
+    assert "params" in manifest and manifest["foakit_version"]
+
+
+def test_all_good_exits_0_and_usage_errors_exit_2(tmp_path):
+    make_corpus(tmp_path / "audio", n=1, bad=False)
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(tmp_path / "o"), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert foakit("analyze", str(tmp_path / "nope"), "-o", str(tmp_path / "o2")).returncode == 2
+    assert foakit("analyze", str(tmp_path / "audio")).returncode == 2  # no -o
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(tmp_path / "o3"),
+               "--channel-order", "acn")
+    assert r.returncode == 2 and "acn" in r.stderr
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(tmp_path / "o4"), "--workers", "0")
+    assert r.returncode == 2 and "--workers" in r.stderr
+
+
+def test_rerun_resumes_and_changed_settings_refuse(tmp_path):
+    make_corpus(tmp_path / "audio", n=2, bad=False)
+    out = tmp_path / "out"
+    assert foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--no-progress"
+                  ).returncode == 0
+    before = (out / "clips.jsonl").read_text()
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--no-progress")
+    assert r.returncode == 0 and "2 already done" in r.stderr
+    assert (out / "clips.jsonl").read_text() == before
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--channel-order", "fuma",
+               "--no-progress")
+    assert r.returncode == 2 and "different channel_order" in r.stderr
+
+
+def test_kill_9_loses_only_clips_in_flight(tmp_path):
+    n = 40
+    make_corpus(tmp_path / "audio", n=n, bad=False)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "foakit", "analyze", str(tmp_path / "audio"), "-o", str(out),
+           "--workers", "1", "--batch-size", "2", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    clips = out / "clips.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if clips.exists() and clips.read_text().count("\n") >= 6:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    text = clips.read_text()
+    assert text.endswith("\n")  # never a half-written line
+    done_before = {json.loads(line)["path"] for line in text.splitlines()}
+    assert 6 <= len(done_before) < n, "the kill must land mid-run"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = clips.read_text().splitlines()
+    paths = [json.loads(line)["path"] for line in lines]
+    assert len(paths) == len(set(paths)) == n  # every clip once, none redone
+    recs = load_clips(out)
+    assert read_frames(out).num_rows == sum(r["n_frames"] for r in recs.values())
+    parts = list((out / "frames.parquet").iterdir())
+    assert all(p.suffix == ".parquet" for p in parts)
+    for p in parts:
+        pq.read_metadata(p)  # every part is a complete file
+
+
+def test_torn_last_line_is_repaired_on_resume(tmp_path):
+    make_corpus(tmp_path / "audio", n=2, bad=False)
+    out = tmp_path / "out"
+    foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--no-progress")
+    lines = (out / "clips.jsonl").read_text().splitlines(keepends=True)
+    (out / "clips.jsonl").write_text(lines[0] + lines[1][:25])  # as if killed mid-write
+    assert len(load_clips(out)) == 1
+    r = foakit("analyze", str(tmp_path / "audio"), "-o", str(out), "--no-progress")
+    assert r.returncode == 0
+    assert len(load_clips(out)) == 2
+    assert all(json.loads(x) for x in (out / "clips.jsonl").read_text().splitlines())
+
+
+@pytest.mark.parametrize("order", ["ambix", "fuma"])
+def test_fuma_corpus_gives_the_same_directions(tmp_path, order):
+    from foakit.conventions import from_internal
+
+    x = plane_wave_scene([(120, -20, 0.3, 1.2)], duration=1.5, snr_db=20)
+    (tmp_path / "a").mkdir()
+    sf.write(tmp_path / "a" / "c.wav", from_internal(x, order).T, 16000, subtype="FLOAT")
+    r = foakit("analyze", str(tmp_path / "a"), "-o", str(tmp_path / "o"), "--channel-order",
+               order, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    ev = load_clips(tmp_path / "o")["c.wav"]["events"][0]
+    assert abs(ev["azimuth_deg"] - 120) < 2 and abs(ev["elevation_deg"] + 20) < 2
+    assert np.isfinite(ev["confidence"])

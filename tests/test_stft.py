@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+import scipy.fft
+from hypothesis import given
+from hypothesis import strategies as st
+
+from foakit.errors import ParameterError
+from foakit.kernels.stft import frame_starts, hann, stft
+from foakit.params import stft_grid
+
+
+def naive_stft(x, win, hop, n_fft):
+    """Obviously-correct reference: frame t covers samples t*hop - win//2 ... (zeros outside)."""
+    n = x.shape[-1]
+    w = hann(win, dtype=np.float64)
+    out = []
+    for start in frame_starts(n, win_length=win, hop_length=hop):
+        frame = np.zeros(win)
+        for i in range(win):
+            if 0 <= start + i < n:
+                frame[i] = x[start + i]
+        out.append(scipy.fft.rfft(frame * w, n=n_fft))
+    return np.array(out)
+
+
+@given(st.integers(1, 700), st.sampled_from([(16, 8), (15, 4), (32, 32), (20, 7)]),
+       st.integers(0, 3))
+def test_stft_equals_naive_reference(n, wh, seed):
+    win, hop = wh
+    x = np.random.default_rng(seed).normal(size=n)
+    got = stft(x, win_length=win, hop_length=hop, n_fft=win + 3)
+    ref = naive_stft(x, win, hop, win + 3)
+    assert got.shape == ref.shape == (1 + n // hop, (win + 3) // 2 + 1)
+    assert np.allclose(got, ref, atol=1e-10 * win)
+
+
+def test_float32_tolerance_from_dtype():
+    x = np.random.default_rng(1).normal(size=4000).astype(np.float32)
+    got = stft(x, win_length=512, hop_length=320)
+    assert got.dtype == np.complex64
+    ref = naive_stft(x.astype(np.float64), 512, 320, 512)
+    tol = np.finfo(np.float32).eps * 512 * np.abs(ref).max()
+    assert np.abs(got - ref).max() < tol
+
+
+@given(st.integers(2, 5), st.integers(100, 900))
+def test_batched_equals_looped(batch, n):
+    x = np.random.default_rng(batch).normal(size=(batch, 4, n)).astype(np.float32)
+    got = stft(x, win_length=64, hop_length=20)
+    for b in range(batch):
+        for c in range(4):
+            assert np.array_equal(got[b, c], stft(x[b, c], win_length=64, hop_length=20))
+
+
+@pytest.mark.parametrize("sr,win,hop", [(16000, 512, 320), (24000, 1024, 480),
+                                        (48000, 2048, 960)])
+def test_grid_follows_sample_rate(sr, win, hop):
+    g = stft_grid(sr)
+    assert (g.win_length, g.hop_length, g.n_fft) == (win, hop, win)
+    assert g.frame_rate == 50.0
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"hop_length": 0}, "hop_length=0"),
+    ({"win_length": 0}, "win_length=0"),
+    ({"n_fft": 8}, "n_fft=8"),
+])
+def test_stft_errors_name_the_value(kw, msg):
+    args = {"win_length": 16, "hop_length": 4} | kw
+    with pytest.raises(ParameterError, match=msg):
+        stft(np.zeros(100), **args)
+
+
+def test_stft_rejects_empty_and_bad_window():
+    with pytest.raises(ParameterError, match="at least one sample"):
+        stft(np.zeros(0), win_length=16, hop_length=4)
+    with pytest.raises(ParameterError, match="window shape"):
+        stft(np.zeros(100), win_length=16, hop_length=4, window=np.ones(8))
+
+
+def test_grid_errors():
+    with pytest.raises(ParameterError, match="sample_rate=10"):
+        stft_grid(10)
+    with pytest.raises(ParameterError, match="hop_s"):
+        stft_grid(16000, hop_s=0.1, win_s=0.03)
