@@ -16,12 +16,8 @@ from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
 from .kernels.histogram import cell_centers, doa_histogram
 from .kernels.peaks import pick_peaks
-from .kernels.spatial import (
-    diffuseness_from_smoothed,
-    frame_power,
-    intensity_energy,
-    smooth_frames,
-)
+from .kernels.dirac import dirac_features
+from .kernels.spatial import frame_power
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -137,8 +133,14 @@ def analyze_samples(
     n_frames = spec.shape[-2]
     frame_rate = grid.frame_rate
     times = np.arange(n_frames) / frame_rate
+    frame_psi = np.full(n_frames, np.nan, np.float32)
     if x.shape[0] == 4:
-        intensity, energy = intensity_energy(spec)
+        n_bins = spec.shape[-1]
+        lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
+        intensity = np.empty((3, n_frames, n_bins), np.float32)
+        energy = np.empty((n_frames, n_bins), np.float32)
+        psi = np.empty((n_frames, n_bins), np.float32)
+        dirac_features(spec, params.smooth_frames, lo, hi, intensity, energy, psi, frame_psi)
     else:
         energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
         intensity = None
@@ -152,7 +154,7 @@ def analyze_samples(
         "active": active,
         "azimuth_deg": np.full(n_frames, np.nan, np.float32),
         "elevation_deg": np.full(n_frames, np.nan, np.float32),
-        "diffuseness": np.full(n_frames, np.nan, np.float32),
+        "diffuseness": frame_psi,
         "doa_weight": np.zeros(n_frames, np.float32),
         "source": np.full(n_frames, -1, np.int16),
     }
@@ -168,20 +170,13 @@ def analyze_samples(
         return ClipAnalysis(sample_rate=grid.sample_rate, n_samples=x.shape[1],
                             channels=x.shape[0], grid=grid, frames=frames, events=events,
                             n_sources=None)
-    return _spatial(x, grid, params, intensity, energy, frames, power_scale)
+    return _spatial(x, grid, params, intensity, energy, psi, frames, power_scale)
 
 
-def _spatial(x, grid, params, intensity, energy, frames, power_scale) -> ClipAnalysis:
+def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> ClipAnalysis:
     n_frames = energy.shape[0]
     frame_rate = grid.frame_rate
     lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
-    i_s = smooth_frames(intensity, params.smooth_frames, axis=-2)
-    e_s = smooth_frames(energy, params.smooth_frames, axis=-2)
-    psi = diffuseness_from_smoothed(i_s, e_s)
-    # broadband per-frame diffuseness from band sums of the averaged features
-    fi = i_s[:, :, lo:hi].sum(axis=-1)
-    fe = e_s[:, lo:hi].sum(axis=-1)
-    frames["diffuseness"] = diffuseness_from_smoothed(fi, fe, vector_axis=0).astype(np.float32)
     wf = params.window_frames(grid)
     n_win = (n_frames + wf - 1) // wf
     active = frames["active"]
@@ -189,8 +184,6 @@ def _spatial(x, grid, params, intensity, energy, frames, power_scale) -> ClipAna
     hist = np.zeros((n_win, params.az_bins, params.el_bins), np.float32)
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
-    intensity = np.ascontiguousarray(intensity, dtype=np.float32)
-    energy = np.ascontiguousarray(energy, dtype=np.float32)
     doa_histogram(intensity, energy, psi, frame_window, lo, hi, np.float32(params.psi_max),
                   hist, vsum, frame_vec)
     centers = cell_centers(params.az_bins, params.el_bins)

@@ -13,14 +13,35 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["doa_histogram", "cell_index", "cell_centers"]
+__all__ = ["doa_histogram", "cell_index", "cell_centers", "fast_atan2"]
+
+
+@numba.njit(cache=True, inline="always")
+def fast_atan2(y: float, x: float) -> float:
+    """atan2 to within 1e-5 rad (a minimax polynomial): plenty for 5-degree cells and
+    several times faster than libm's.  The CUDA twin uses the same polynomial."""
+    ax = abs(x)
+    ay = abs(y)
+    mx = max(ax, ay)
+    if mx == 0.0:
+        return 0.0
+    a = min(ax, ay) / mx
+    s = a * a
+    r = ((-0.0464964749 * s + 0.15931422) * s - 0.327622764) * s * a + a
+    if ay > ax:
+        r = 0.5 * math.pi - r
+    if x < 0.0:
+        r = math.pi - r
+    if y < 0.0:
+        r = -r
+    return r
 
 
 @numba.njit(cache=True, inline="always")
 def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[int, int]:
     """Histogram cell of a direction vector (any length > 0)."""
-    az = math.atan2(uy, ux)
-    el = math.atan2(uz, math.sqrt(ux * ux + uy * uy))
+    az = fast_atan2(uy, ux)
+    el = fast_atan2(uz, math.sqrt(ux * ux + uy * uy))
     ia = int(math.floor((az + math.pi) / (2.0 * math.pi) * n_az))
     ie = int(math.floor((el + 0.5 * math.pi) / math.pi * n_el))
     if ia >= n_az:
