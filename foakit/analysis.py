@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .events import Event, assign_sources, events_from_cones, link_tracks, track_axes
+from .events import (
+    Event,
+    assign_sources,
+    events_from_cones,
+    link_tracks,
+    moving_tracks,
+    source_axes,
+)
 from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
@@ -198,10 +205,14 @@ def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> Cl
     band_e = energy[:, lo:hi].sum(axis=-1)
     frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
                                     0.0).astype(np.float32)
-    tracks = link_tracks(peaks, params)
-    axes = track_axes(tracks, n_frames, wf)
-    cones = np.zeros((len(tracks), n_frames, 4), np.float32)
-    if tracks:
+    clip_peaks = np.zeros((1, params.max_sources, 4), np.float32)
+    pick_peaks(hist.sum(axis=0)[None], vsum.sum(axis=0)[None], centers, params.clip_peak_rel,
+               np.cos(np.deg2rad(params.peak_min_sep_deg)),
+               np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
+    moving = moving_tracks(link_tracks(peaks, params), params)
+    axes = source_axes(clip_peaks[0], moving, n_frames, wf, params)
+    cones = np.zeros((len(axes), n_frames, 4), np.float32)
+    if len(axes):
         cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
     frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)

@@ -30,7 +30,16 @@ from .conventions import vector_to_direction
 from .kernels.activity import clean_activity, hysteresis, segments
 from .params import AnalysisParams
 
-__all__ = ["Event", "Track", "link_tracks", "track_axes", "events_from_cones", "assign_sources"]
+__all__ = [
+    "Event",
+    "Track",
+    "link_tracks",
+    "track_axes",
+    "moving_tracks",
+    "source_axes",
+    "events_from_cones",
+    "assign_sources",
+]
 
 
 @dataclass
@@ -135,6 +144,49 @@ def track_axes(tracks: list[Track], n_frames: int, window_frames: int) -> np.nda
         v /= np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
         axes[k, start:stop] = v
     return axes
+
+
+def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
+    """Tracks whose azimuth moves steadily by at least twice ``motion_min_deg``."""
+    out = []
+    for tr in tracks:
+        if len(tr.windows) < 4:
+            continue
+        az, _ = vector_to_direction(np.asarray(tr.vecs))
+        az = np.rad2deg(np.unwrap(np.deg2rad(az)))
+        w = np.asarray(tr.windows, dtype=float)
+        slope, icpt = np.polyfit(w, az, 1, w=np.sqrt(np.asarray(tr.weights)))
+        change = slope * (w[-1] - w[0])
+        resid = np.median(np.abs(az - (icpt + slope * w)))
+        if abs(change) >= 2 * params.motion_min_deg and resid < params.track_gate_deg / 2:
+            out.append(tr)
+    return out
+
+
+def source_axes(clip_peaks: np.ndarray, moving: list[Track], n_frames: int,
+                window_frames: int, params: AnalysisParams) -> np.ndarray:
+    """Cone axes: one constant axis per clip-level DOA peak (stationary sources: the whole
+    clip's votes make their direct paths stand out of reflections), one moving axis per
+    moving track; clip peaks on a moving track's path (its smear) are dropped.
+
+    Parameters
+    ----------
+    clip_peaks : ndarray [shape=(max_peaks, 4)]
+        Peaks of the clip histogram (unit vector, weight).
+    """
+    cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
+    axes = [track_axes(moving, n_frames, window_frames)] if moving else []
+    path = np.concatenate([np.asarray(tr.vecs) for tr in moving]) if moving else np.zeros((0, 3))
+    stat = []
+    for v, wgt in zip(clip_peaks[:, :3], clip_peaks[:, 3], strict=True):
+        if wgt <= 0 or (len(path) and np.max(path @ v) >= cos_gate):
+            continue
+        stat.append(np.broadcast_to(v.astype(np.float32), (n_frames, 3)))
+    if stat:
+        axes.append(np.stack(stat))
+    if not axes:
+        return np.zeros((0, n_frames, 3), np.float32)
+    return np.ascontiguousarray(np.concatenate(axes), dtype=np.float32)
 
 
 def _smooth3(x: np.ndarray) -> np.ndarray:

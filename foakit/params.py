@@ -91,6 +91,8 @@ class AnalysisParams:
     peak_min_sep_deg: float = 25.0
     peak_refine_deg: float = 15.0
     max_sources: int = 4
+    # clip-level peaks (stationary sources) relative to the clip histogram's highest
+    clip_peak_rel: float = 0.25
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
     act_on_db: float = 6.0
