@@ -24,7 +24,7 @@ from .kernels.cone import cone_energy
 from .kernels.histogram import cell_centers, doa_histogram
 from .kernels.peaks import pick_peaks
 from .kernels.dirac import dirac_features
-from .kernels.spatial import frame_power
+from .kernels.spatial import frame_power, onset_votes
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -191,7 +191,8 @@ def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> Cl
     hist = np.zeros((n_win, params.az_bins, params.el_bins), np.float32)
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
-    doa_histogram(intensity, energy, psi, frame_window, lo, hi, np.float32(params.psi_max),
+    votes = onset_votes(energy, ratio=params.onset_ratio, n_prev=params.onset_frames)
+    doa_histogram(intensity, votes, psi, frame_window, lo, hi, np.float32(params.psi_max),
                   hist, vsum, frame_vec)
     centers = cell_centers(params.az_bins, params.el_bins)
     peaks = np.zeros((n_win, params.max_sources, 4), np.float32)
@@ -206,7 +207,8 @@ def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> Cl
     frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
                                     0.0).astype(np.float32)
     clip_peaks = np.zeros((1, params.max_sources, 4), np.float32)
-    pick_peaks(hist.sum(axis=0)[None], vsum.sum(axis=0)[None], centers, params.clip_peak_rel,
+    clip_hist = _blur(hist.sum(axis=0), params.clip_blur_cells)
+    pick_peaks(clip_hist[None], vsum.sum(axis=0)[None], centers, params.clip_peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
     moving = moving_tracks(link_tracks(peaks, params), params)
@@ -225,6 +227,15 @@ def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> Cl
         frames=frames, events=events, n_sources=n_sources, hist=hist.sum(axis=0),
         window_hist=hist, peaks=peaks, window_frames=wf,
     )
+
+
+def _blur(h: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of an (azimuth, elevation) histogram, circular in azimuth."""
+    if sigma <= 0:
+        return h
+    from scipy.ndimage import gaussian_filter
+
+    return gaussian_filter(h, sigma, mode=("wrap", "nearest")).astype(h.dtype, copy=False)
 
 
 def _directions(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

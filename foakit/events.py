@@ -246,8 +246,8 @@ def events_from_cones(
     events: list[Event] = []
     for k in range(n_tracks):
         for start, stop in segments(act[k]):
-            ev = _event(cones[k, start:stop], frame_iv[start:stop], start, stop,
-                        frame_rate=frame_rate, power_scale=power_scale, params=params)
+            ev = _event(cones[k, start:stop], axes[k, start:stop], frame_iv[start:stop], start,
+                        stop, frame_rate=frame_rate, power_scale=power_scale, params=params)
             if ev is not None:
                 events.append(ev)
     events = _merge_duplicates(events, params)
@@ -255,16 +255,19 @@ def events_from_cones(
     return events
 
 
-def _event(cone, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
+def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
     vec = cone[:, :3].sum(axis=0, dtype=np.float64)
     if not np.any(vec):
         return None
-    az, el = vector_to_direction(vec)
+    fixed = bool(np.all(axis == axis[0])) and np.any(axis[0])
+    # a fixed axis is a clip-level peak: its onset-weighted direction is better than the
+    # in-cone mean, which reflections inside the cone pull about
+    az, el = vector_to_direction(axis[0] if fixed else vec)
     # motion: straight-line fit of the unwrapped azimuth of ~0.2 s blocks
     block = max(1, int(round(0.2 * frame_rate)))
     nb = len(cone) // block
     motion, az0, az1 = "stationary", float(az), float(az)
-    if nb >= 3:
+    if nb >= 3 and not fixed:
         bv = cone[: nb * block, :3].reshape(nb, block, 3).sum(axis=1, dtype=np.float64)
         bw = cone[: nb * block, 3].reshape(nb, block).sum(axis=1, dtype=np.float64)
         ok = bw > 0.05 * bw.max()

@@ -81,6 +81,10 @@ class AnalysisParams:
     smooth_frames: int = 5
     # bins more diffuse than this do not vote for a direction
     psi_max: float = 0.5
+    # a bin votes for a direction only while its energy rises by this factor over the mean
+    # of its previous onset_frames frames (the direct sound leads its reflections); 0 = all
+    onset_ratio: float = 2.0
+    onset_frames: int = 2
     # DOA histogram grid
     az_bins: int = 72
     el_bins: int = 36
@@ -93,6 +97,8 @@ class AnalysisParams:
     max_sources: int = 4
     # clip-level peaks (stationary sources) relative to the clip histogram's highest
     clip_peak_rel: float = 0.25
+    # Gaussian blur (in cells) of the clip histogram before its peaks are picked
+    clip_blur_cells: float = 1.0
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
     act_on_db: float = 6.0

@@ -22,6 +22,7 @@ __all__ = [
     "diffuseness",
     "diffuseness_from_smoothed",
     "frame_power",
+    "onset_votes",
 ]
 
 
@@ -128,3 +129,29 @@ def frame_power(power: Any, n_fft: int, window_sq_sum: float) -> Any:
     if n_fft % 2 == 0:
         weights[-1] = 1.0
     return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
+
+
+def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2) -> Any:
+    """DOA vote weights that favour the direct sound (precedence effect).
+
+    A bin votes with its energy only when that energy is at least ``ratio`` times the mean of
+    its previous ``n_prev`` frames (zeros before the clip): the direct path arrives first, so
+    rising bins carry it, while the decaying reverberation that follows casts no votes.
+    ``ratio <= 0`` lets every bin vote.
+
+    Parameters
+    ----------
+    energy : ndarray [shape=(..., n_frames, n_bins)]
+
+    Returns
+    -------
+    ndarray [shape=(..., n_frames, n_bins)]
+    """
+    if ratio <= 0:
+        return energy
+    xp = array_module(energy)
+    prev = xp.zeros_like(energy)
+    for k in range(1, n_prev + 1):
+        prev[..., k:, :] += energy[..., :-k, :]
+    prev /= n_prev
+    return xp.where(energy >= ratio * prev, energy, 0.0).astype(energy.dtype, copy=False)

@@ -1,0 +1,386 @@
+"""Render a :class:`~foakit.synth.scene.Scene` to ambiX FOA (W, Y, Z, X; SN3D).
+
+Model
+-----
+* **Direct sound**: each source is a plane wave from its direction
+  (:func:`foakit.conventions.encode_plane_wave`) with amplitude ``10**(level_db/20) /
+  distance_m`` (1 at 1 m).  It starts exactly at ``onset_s``: no propagation delay is applied
+  (reflections follow it with their delays *relative* to the direct sound).  A moving source
+  gets one azimuth per sample, moving linearly along the shorter arc.
+* **Reverberation** (``scene.rt60_s`` set): a 4-channel FOA room impulse response (RIR) of a
+  shoebox room (:func:`foakit.synth.scene.room_geometry`) is convolved with the source
+  signal, with the direct path removed (it is rendered as above).  A moving source is
+  reverberated from the stationary mid-point of its path.  Engines:
+
+  - ``"ism"`` (built in, NumPy): image sources up to order 3, each a plane wave from its own
+    direction with gain ``beta**order / r`` and delay ``(r - distance) / c``, where
+    ``beta = sqrt(1 - alpha)`` and ``alpha`` is the Sabine absorption of ``rt60_s``; plus a
+    late isotropic diffuse tail (independent Gaussian noise, X/Y/Z each with 1/3 of the W
+    power) decaying by 60 dB per ``rt60_s``, faded in between the first reflection and the
+    last order-3 image, scaled so that the direct-to-reverberant ratio on W is
+    ``(r_c / distance)**2`` with the critical distance ``r_c = 0.057 sqrt(V / rt60)``.
+  - ``"pyroomacoustics"`` (extra ``sim``): pyroomacoustics' image-source model (order capped
+    at :data:`PRA_MAX_ORDER`) with an omni W and three signed figure-of-eight microphones
+    X, Y, Z (orientations +x, +y, +z) at the W position; the RIR is shifted so that its direct
+    path sits at sample 0 and scaled so that it has amplitude ``1 / distance``.  When the
+    cap cuts the image order that ``pra.inverse_sabine`` asks for, the RIR is cross-faded,
+    from the time the missing images would start, into the ``"ism"`` diffuse tail
+    level-matched to the RIR there, so ``rt60_s`` holds for both engines.
+  - ``"auto"``: pyroomacoustics when importable, else ``"ism"``.
+
+* **Background noise** (``scene.snr_db`` set): an isotropic diffuse field
+  (:func:`diffuse_noise`) scaled so that the mean W power of the summed direct sounds over
+  the union of the events' active periods is ``snr_db`` above the W power of the noise.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import signal as sps
+
+from ..conventions import direction_to_vector, encode_plane_wave
+from ..errors import BackendUnavailable, ParameterError
+from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
+from .signals import source_signal
+
+__all__ = [
+    "ENGINES",
+    "ISM_MAX_ORDER",
+    "PRA_MAX_ORDER",
+    "diffuse_noise",
+    "render_scene",
+    "resolve_engine",
+    "room_impulse_response",
+]
+
+ENGINES = ("auto", "ism", "pyroomacoustics")
+#: Image-source order of the built-in engine (the late tail follows).
+ISM_MAX_ORDER = 3
+#: Cap on pyroomacoustics' image-source order (keeps it fast; a diffuse tail continues it).
+PRA_MAX_ORDER = 20
+_LN1000 = math.log(1000.0)  # 60 dB of amplitude decay
+
+
+@lru_cache(maxsize=1)
+def _have_pyroomacoustics() -> bool:
+    try:
+        import pyroomacoustics  # noqa: F401
+    except Exception:  # pragma: no cover - depends on the environment
+        return False
+    return True
+
+
+def resolve_engine(engine: str = "auto") -> str:
+    """The engine ``render_scene`` would use: ``"ism"`` or ``"pyroomacoustics"``."""
+    if engine not in ENGINES:
+        raise ParameterError(f"{engine=!r} must be one of {ENGINES}")
+    if engine == "auto":
+        return "pyroomacoustics" if _have_pyroomacoustics() else "ism"
+    if engine == "pyroomacoustics" and not _have_pyroomacoustics():
+        raise BackendUnavailable(
+            "engine='pyroomacoustics' needs pyroomacoustics (pip install 'foakit[sim]'); "
+            "engine='ism' needs nothing extra"
+        )
+    return engine
+
+
+def _fibonacci_sphere(n: int, rng: np.random.Generator) -> np.ndarray:
+    i = np.arange(n) + 0.5
+    z = 1.0 - 2.0 * i / n
+    phi = np.pi * (1.0 + 5**0.5) * i
+    r = np.sqrt(1.0 - z * z)
+    pts = np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
+    q, _ = np.linalg.qr(rng.standard_normal((3, 3)))  # random rotation
+    return pts @ q.T
+
+
+def diffuse_noise(
+    n: int,
+    sample_rate: int,
+    rng: np.random.Generator,
+    *,
+    n_directions: int = 64,
+    color: str = "pink",
+) -> np.ndarray:
+    """Isotropic diffuse FOA noise: independent noise plane waves from all around.
+
+    The field is the sum of ``n_directions`` independent Gaussian noise plane waves from a
+    randomly rotated Fibonacci lattice (near-uniform on the sphere).  Because the sum of
+    independent Gaussian plane waves is itself Gaussian, it is drawn exactly (in
+    distribution) as 4 channels with the covariance that sum has, at the cost of 4 noises.
+    DirAC diffuseness is about 1; X, Y and Z each carry about 1/3 of the W power (SN3D).
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    sample_rate : int
+        Rate (Hz); only used by the colouring filter design.
+    rng : numpy.random.Generator
+        Source of randomness.
+    n_directions : int
+        Number of plane waves (>= 4).
+    color : {"pink", "white"}
+        Spectrum of each plane wave.
+
+    Returns
+    -------
+    ndarray [shape=(4, n)]
+        W, Y, Z, X with mean W power exactly 1.
+    """
+    if int(n_directions) != n_directions or n_directions < 4:
+        raise ParameterError(f"{n_directions=!r} must be an integer >= 4")
+    if color not in ("pink", "white"):
+        raise ParameterError(f"{color=!r} must be 'pink' or 'white'")
+    if int(n) != n or n < 1:
+        raise ParameterError(f"{n=!r} must be a positive integer")
+    u = _fibonacci_sphere(int(n_directions), rng)
+    gains = np.column_stack([np.ones(len(u)), u[:, 1], u[:, 2], u[:, 0]])  # W, Y, Z, X
+    cov = gains.T @ gains / len(u)
+    chol = np.linalg.cholesky(cov + 1e-12 * np.eye(4))
+    x = chol @ rng.standard_normal((4, int(n)))
+    if color == "pink":  # Kellet's 3-pole approximation of a -3 dB/octave slope
+        b = [0.049922035, -0.095993537, 0.050612699, -0.004408786]
+        a = [1.0, -2.494956002, 2.017265875, -0.522189400]
+        x = sps.lfilter(b, a, x, axis=1)
+    x -= x.mean(axis=1, keepdims=True)
+    return x / np.sqrt(np.mean(x[0] ** 2))
+
+
+def _ism_rir(
+    offset: np.ndarray,
+    mic: np.ndarray,
+    room: np.ndarray,
+    rt60: float,
+    sr: int,
+    rng: np.random.Generator,
+    include_direct: bool,
+) -> np.ndarray:
+    alpha = sabine_absorption(rt60, room)
+    beta = math.sqrt(1.0 - alpha)
+    nmax = ISM_MAX_ORDER
+    src = mic + offset
+    dist = float(np.linalg.norm(offset))
+    # per axis: image coordinate (1 - 2q) p + 2 n L and its number of wall reflections
+    nn = np.arange(-nmax, nmax + 1)
+    coords, orders = [], []
+    for k in range(3):
+        c = np.concatenate([src[k] + 2 * nn * room[k], -src[k] + 2 * nn * room[k]])
+        o = np.concatenate([2 * np.abs(nn), np.abs(nn - 1) + np.abs(nn)])
+        coords.append(c)
+        orders.append(o)
+    cx, cy, cz = np.meshgrid(*coords, indexing="ij")
+    ox, oy, oz = np.meshgrid(*orders, indexing="ij")
+    order = (ox + oy + oz).ravel()
+    keep = order <= nmax if include_direct else (order <= nmax) & (order > 0)
+    img = np.stack([cx.ravel(), cy.ravel(), cz.ravel()], axis=1)[keep]
+    order = order[keep]
+    v = img - mic
+    r = np.linalg.norm(v, axis=1)
+    u = v / r[:, None]
+    gain = beta**order / r
+    delay = np.maximum((r - dist) / SPEED_OF_SOUND * sr, 0.0)
+    refl = order > 0
+    t_a = float(delay[refl].min()) / sr
+    t_b = max(float(delay[refl].max()) / sr, t_a + 0.005)
+
+    length = int(math.ceil(max(delay.max() + 2, rt60 * sr)))
+    rir = np.zeros((4, length))
+    i0 = np.floor(delay).astype(int)
+    frac = delay - i0
+    chans = np.stack([gain, gain * u[:, 1], gain * u[:, 2], gain * u[:, 0]])  # W, Y, Z, X
+    for ch in range(4):
+        np.add.at(rir[ch], i0, chans[ch] * (1 - frac))
+        np.add.at(rir[ch], i0 + 1, chans[ch] * frac)
+
+    # late diffuse tail: energy tops the early reflections up to 1 / r_c**2 on W
+    vol = float(np.prod(room))
+    r_c = 0.057 * math.sqrt(vol / rt60)
+    target = 1.0 / r_c**2
+    e_early = float(np.sum(rir[0] ** 2)) - (1.0 / dist**2 if include_direct else 0.0)
+    e_tail = max(target - e_early, 0.25 * target)
+    t = np.arange(length) / sr
+    ramp = np.clip((t - t_a) / (t_b - t_a), 0.0, 1.0)
+    env = np.exp(-_LN1000 * t / rt60) * (0.5 - 0.5 * np.cos(np.pi * ramp))
+    tail = rng.standard_normal((4, length)) * env
+    tail[1:] *= math.sqrt(1.0 / 3.0)
+    tail *= math.sqrt(e_tail / max(float(np.sum(tail[0] ** 2)), 1e-30))
+    return rir + tail
+
+
+def _pra_run(room, mic, src, order, e_abs, sr):
+    import pyroomacoustics as pra
+    from pyroomacoustics.directivities import FigureEight
+
+    shoebox = pra.ShoeBox(
+        list(room), fs=sr, materials=pra.Material(e_abs), max_order=int(order),
+        air_absorption=False,
+    )
+    shoebox.add_source(list(src))
+    dirs = [None, FigureEight([0, 1, 0]), FigureEight([0, 0, 1]), FigureEight([1, 0, 0])]
+    shoebox.add_microphone_array(np.tile(mic[:, None], (1, 4)), directivity=dirs)
+    shoebox.compute_rir()
+    rirs = [np.asarray(shoebox.rir[m][0], dtype=float) for m in range(4)]
+    out = np.zeros((4, max(len(x) for x in rirs)))
+    for m, x in enumerate(rirs):
+        out[m, : len(x)] = x
+    return out
+
+
+def _pra_rir(
+    offset: np.ndarray, mic: np.ndarray, room: np.ndarray, rt60: float, sr: int,
+    rng: np.random.Generator, include_direct: bool,
+) -> np.ndarray:
+    import pyroomacoustics as pra
+
+    try:
+        e_abs, max_order = pra.inverse_sabine(rt60, list(room))
+    except ValueError as err:
+        raise ParameterError(
+            f"rt60_s={rt60!r} is not reachable in a room of {tuple(room)} m: {err}"
+        ) from err
+    src = mic + offset
+    order = min(int(max_order), PRA_MAX_ORDER)
+    full = _pra_run(room, mic, src, order, e_abs, sr)
+    direct = _pra_run(room, mic, src, 0, e_abs, sr)
+    dist = float(np.linalg.norm(offset))
+    c = float(pra.constants.get("c"))
+    shift = int(round(dist / c * sr + pra.constants.get("frac_delay_length") // 2))
+    scale = (1.0 / dist) / max(float(np.linalg.norm(direct[0])), 1e-30)
+    if not include_direct:
+        m = min(direct.shape[1], full.shape[1])
+        full[:, :m] -= direct[:, :m]
+    h = full[:, shift:] * scale
+    if order < int(max_order):
+        # images of order > `order` are missing beyond t_c: continue with a diffuse tail
+        room = np.asarray(room, dtype=float)
+        d_c = (order + 1) / math.sqrt(float(np.sum(1.0 / room**2))) - float(np.linalg.norm(room))
+        h = _continue_tail(h, rt60, sr, max(d_c - dist, 0.0) / c, rng)
+    return h
+
+
+def _continue_tail(
+    h: np.ndarray, rt60: float, sr: int, t_c: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Cross-fade an RIR that is complete up to ``t_c`` into a level-matched diffuse tail."""
+    n_c = min(int(t_c * sr), h.shape[1])
+    n_a = int(0.6 * n_c)
+    if n_c - n_a < int(0.005 * sr):
+        n_a, n_c = min(int(0.005 * sr), h.shape[1] - 1), min(int(0.05 * sr), h.shape[1])
+    t = np.arange(n_a, n_c) / sr
+    level2 = float(np.mean(h[0, n_a:n_c] ** 2 * np.exp(2 * _LN1000 * t / rt60)))
+    length = max(h.shape[1], int(math.ceil(rt60 * sr)))
+    tt = np.arange(length) / sr
+    t0 = 0.8 * n_c / sr
+    ramp = np.clip((tt - t0) / max(n_c / sr - t0, 1.0 / sr), 0.0, 1.0)
+    ramp = 0.5 - 0.5 * np.cos(np.pi * ramp)
+    tail = rng.standard_normal((4, length)) * (math.sqrt(level2) * np.exp(-_LN1000 * tt / rt60)
+                                              * ramp)
+    tail[1:] *= math.sqrt(1.0 / 3.0)
+    tail[:, : h.shape[1]] += h * (1.0 - ramp[: h.shape[1]])
+    return tail
+
+
+def room_impulse_response(
+    scene: Scene,
+    source_index: int,
+    *,
+    engine: str = "auto",
+    include_direct: bool = True,
+) -> np.ndarray:
+    """FOA room impulse response of one source of a reverberant scene.
+
+    Parameters
+    ----------
+    scene : Scene
+        Must have ``rt60_s`` set.
+    source_index : int
+        Which source; a moving source is taken at the mid-point of its path.
+    engine : {"auto", "ism", "pyroomacoustics"}
+        See the module docstring.
+    include_direct : bool
+        Keep the direct path (at sample 0, amplitude ``1 / distance_m``, ambiX gains of the
+        source direction).
+
+    Returns
+    -------
+    ndarray [shape=(4, L)]
+        W, Y, Z, X; sample 0 is the arrival of the direct sound.  Source level is not
+        included.
+    """
+    if scene.rt60_s is None:
+        raise ParameterError("scene.rt60_s=None: an anechoic scene has no room response")
+    if not 0 <= source_index < len(scene.sources):
+        raise ParameterError(f"{source_index=!r} out of range for {len(scene.sources)} sources")
+    eng = resolve_engine(engine)
+    room, mic = room_geometry(scene)
+    room_a, mic_a = np.asarray(room), np.asarray(mic)
+    alpha = sabine_absorption(scene.rt60_s, room)
+    if alpha >= 1.0:
+        raise ParameterError(
+            f"rt60_s={scene.rt60_s!r} is too short for a room of {room} m (Sabine absorption "
+            f"{alpha:.2f} > 1); use a longer rt60_s or a smaller room"
+        )
+    src: Source = scene.sources[source_index]
+    offset = src.distance_m * direction_to_vector(src.mid_azimuth_deg, src.elevation_deg)
+    rng = np.random.default_rng([scene.seed, source_index, 2])
+    if eng == "pyroomacoustics":
+        return _pra_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng,
+                        include_direct)
+    return _ism_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct)
+
+
+def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
+    """Render a scene to ambiX FOA.
+
+    Parameters
+    ----------
+    scene : Scene
+        What to render; signals, tail and noise are seeded from ``scene.seed``.
+    engine : {"auto", "ism", "pyroomacoustics"}
+        Room model for reverberant scenes (ignored for anechoic ones).
+
+    Returns
+    -------
+    ndarray [shape=(4, n)]
+        float32, W, Y, Z, X (ACN/SN3D), ``n = round(duration_s * sample_rate)``.
+    """
+    if not isinstance(scene, Scene):
+        raise ParameterError(f"scene must be a Scene, got {type(scene).__name__}")
+    reverberant = scene.rt60_s is not None
+    if reverberant:
+        resolve_engine(engine)
+    elif engine not in ENGINES:
+        raise ParameterError(f"{engine=!r} must be one of {ENGINES}")
+    sr, n = scene.sample_rate, scene.n_samples
+    out = np.zeros((4, n))
+    direct_w = np.zeros(n)
+    active = np.zeros(n, dtype=bool)
+    for i, src in enumerate(scene.sources):
+        a = int(round(src.onset_s * sr))
+        b = min(int(round(src.offset_s * sr)), n)
+        if b <= a:
+            continue
+        s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
+        s *= 10.0 ** (src.level_db / 20.0)
+        g = 1.0 / src.distance_m
+        if src.is_moving:  # conventions.direction_to_vector needs equal shapes
+            az = src.azimuth_at((a + np.arange(b - a)) / sr)
+            el = np.full_like(az, src.elevation_deg)
+        else:
+            az, el = src.azimuth_deg, src.elevation_deg
+        out[:, a:b] += encode_plane_wave(g * s, az, el)
+        direct_w[a:b] += g * s
+        active[a:b] = True
+        if reverberant:
+            rir = room_impulse_response(scene, i, engine=engine, include_direct=False)
+            rev = sps.oaconvolve(s[None, :], rir[:, : n - a], axes=1)[:, : n - a]
+            out[:, a : a + rev.shape[1]] += rev
+    if scene.snr_db is not None:
+        p_sig = float(np.mean(direct_w[active] ** 2)) if active.any() else 1.0
+        noise = diffuse_noise(n, sr, np.random.default_rng([scene.seed, 7, 3]))
+        out += noise * math.sqrt(p_sig / 10.0 ** (scene.snr_db / 10.0))
+    return out.astype(np.float32)
