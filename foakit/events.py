@@ -241,7 +241,7 @@ def events_from_cones(
     act = np.zeros((n_tracks, n_frames), dtype=np.uint8)
     n_valid = np.full(n_tracks, n_frames, dtype=np.int64)
     hysteresis(lv, on, off, n_valid, act)
-    clean_activity(act, n_valid, int(round(params.merge_gap_s * frame_rate)),
+    clean_activity(act, n_valid, int(round(params.event_merge_gap_s * frame_rate)),
                    int(round(params.min_event_s * frame_rate)))
     events: list[Event] = []
     for k in range(n_tracks):

@@ -114,6 +114,9 @@ class AnalysisParams:
     # overlapping sources and reflections make short, weak phantom tracks)
     min_track_weight: float = 0.05
     cone_deg: float = 25.0
+    # per-source events: pauses up to this long stay inside one event (a barking dog, a
+    # series of knocks is one event, as label sets annotate it)
+    event_merge_gap_s: float = 0.3
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
     # distance proxy calibration r = rc * sqrt(psi / (1 - psi)), clipped (see events.py)
