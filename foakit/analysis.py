@@ -24,7 +24,7 @@ from .kernels.cone import cone_energy
 from .kernels.histogram import cell_centers, doa_histogram
 from .kernels.peaks import pick_peaks
 from .kernels.dirac import dirac_features
-from .kernels.spatial import frame_power, onset_votes
+from .kernels.spatial import frame_power
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -147,7 +147,9 @@ def analyze_samples(
         intensity = np.empty((3, n_frames, n_bins), np.float32)
         energy = np.empty((n_frames, n_bins), np.float32)
         psi = np.empty((n_frames, n_bins), np.float32)
-        dirac_features(spec, params.smooth_frames, lo, hi, intensity, energy, psi, frame_psi)
+        votes = np.empty((n_frames, n_bins), np.float32)
+        dirac_features(spec, params.smooth_frames, lo, hi, params.onset_ratio,
+                       params.onset_frames, intensity, energy, psi, frame_psi, votes)
     else:
         energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
         intensity = None
@@ -177,10 +179,11 @@ def analyze_samples(
         return ClipAnalysis(sample_rate=grid.sample_rate, n_samples=x.shape[1],
                             channels=x.shape[0], grid=grid, frames=frames, events=events,
                             n_sources=None)
-    return _spatial(x, grid, params, intensity, energy, psi, frames, power_scale)
+    return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale)
 
 
-def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> ClipAnalysis:
+def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
+             ) -> ClipAnalysis:
     n_frames = energy.shape[0]
     frame_rate = grid.frame_rate
     lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
@@ -191,7 +194,6 @@ def _spatial(x, grid, params, intensity, energy, psi, frames, power_scale) -> Cl
     hist = np.zeros((n_win, params.az_bins, params.el_bins), np.float32)
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
-    votes = onset_votes(energy, ratio=params.onset_ratio, n_prev=params.onset_frames)
     doa_histogram(intensity, votes, psi, frame_window, lo, hi, np.float32(params.psi_max),
                   hist, vsum, frame_vec)
     centers = cell_centers(params.az_bins, params.el_bins)

@@ -17,8 +17,9 @@ __all__ = ["dirac_features"]
 
 
 @numba.njit(cache=True, nogil=True)
-def dirac_features(spec, n_smooth, lo, hi, intensity, energy, psi, frame_psi):
-    """Intensity, energy, diffuseness per bin and broadband diffuseness per frame.
+def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, intensity, energy, psi,
+                   frame_psi, votes):
+    """Intensity, energy, diffuseness per bin, broadband diffuseness per frame, DOA votes.
 
     Parameters
     ----------
@@ -28,12 +29,16 @@ def dirac_features(spec, n_smooth, lo, hi, intensity, energy, psi, frame_psi):
         Frames of the centred time average for diffuseness (edges average fewer).
     lo, hi : int
         Band ``lo <= f < hi`` for ``psi`` and ``frame_psi`` (``psi`` is 1 outside it).
+    onset_ratio, n_prev : float, int
+        As :func:`foakit.kernels.spatial.onset_votes`.
     intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
         Output (Ix, Iy, Iz).
     energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
         Outputs.
     frame_psi : ndarray [shape=(n_frames,), dtype=float32]
         Output: ``1 - ||sum_f <I>|| / sum_f <E>`` over the band.
+    votes : ndarray [shape=(n_frames, n_bins), dtype=float32]
+        Output: ``onset_votes(energy)``.
     """
     n_frames = spec.shape[1]
     n_bins = spec.shape[2]
@@ -51,6 +56,16 @@ def dirac_features(spec, n_smooth, lo, hi, intensity, energy, psi, frame_psi):
                                   + y.real * y.real + y.imag * y.imag
                                   + z.real * z.real + z.imag * z.imag)
             psi[t, f] = 1.0
+        for f in range(n_bins):
+            e = energy[t, f]
+            if onset_ratio <= 0.0:
+                votes[t, f] = e
+                continue
+            prev = 0.0
+            for k in range(1, n_prev + 1):
+                if t - k >= 0:
+                    prev += energy[t - k, f]
+            votes[t, f] = e if e >= onset_ratio * (prev / n_prev) else 0.0
     half = n_smooth // 2
     after = n_smooth - half  # window [t - half, t + after)
     nb = hi - lo
