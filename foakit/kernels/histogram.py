@@ -8,6 +8,7 @@ direction).  The CUDA twin in :mod:`foakit.kernels.cuda` has the same signature.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
@@ -110,8 +111,9 @@ def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, v
             vsum[w_idx, ia, ie, 2] += wgt * uz
 
 
+@functools.lru_cache(maxsize=8)
 def cell_centers(n_az: int, n_el: int) -> np.ndarray:
-    """Unit vectors of cell centres, shape ``(n_az, n_el, 3)``."""
+    """Unit vectors of cell centres, shape ``(n_az, n_el, 3)`` (cached: treat as read-only)."""
     az = -np.pi + (np.arange(n_az) + 0.5) * 2 * np.pi / n_az
     el = -np.pi / 2 + (np.arange(n_el) + 0.5) * np.pi / n_el
     a, e = np.meshgrid(az, el, indexing="ij")

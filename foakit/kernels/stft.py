@@ -73,8 +73,7 @@ def stft(
     left = win_length // 2
     right = (n_frames - 1) * hop_length + win_length - n - left
     pad = [(0, 0)] * (x.ndim - 1) + [(left, max(0, right))]
-    xpad = xp.pad(x, pad)
-    xpad = xp.ascontiguousarray(xpad)
+    xpad = xp.pad(x, pad)  # a new C-contiguous array
     item = xpad.itemsize
     shape = xpad.shape[:-1] + (n_frames, win_length)
     strides = xpad.strides[:-1] + (hop_length * item, item)
@@ -86,5 +85,6 @@ def stft(
     if xp is np:
         import scipy.fft
 
-        return scipy.fft.rfft(framed, n=n_fft, axis=-1, workers=workers)
+        # `framed` is a temporary: let pocketfft work in it
+        return scipy.fft.rfft(framed, n=n_fft, axis=-1, workers=workers, overwrite_x=True)
     return xp.fft.rfft(framed, n=n_fft, axis=-1)
