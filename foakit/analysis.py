@@ -21,9 +21,9 @@ from .events import (
 from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
+from .kernels.dirac import dirac_features
 from .kernels.histogram import cell_centers, doa_histogram
 from .kernels.peaks import pick_peaks
-from .kernels.dirac import dirac_features
 from .kernels.spatial import frame_power
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid

@@ -39,7 +39,8 @@ def report(summary, out=sys.stderr) -> int:
     """Print a run summary; 0 if every file was analysed, 1 if some failed."""
     rate = summary.audio_seconds / summary.seconds if summary.seconds > 0 else 0.0
     print(f"foakit analyze: {summary.n_ok} ok, {summary.n_error} failed, "
-          f"{summary.n_skipped} already done ({summary.n_error_earlier} of them failed), {summary.audio_seconds:.1f} s of audio in "
+          f"{summary.n_skipped} already done ({summary.n_error_earlier} of them failed), "
+          f"{summary.audio_seconds:.1f} s of audio in "
           f"{summary.seconds:.1f} s ({rate:.0f}x real time) -> {summary.out_dir}", file=out)
     for path, err in summary.errors[:20]:
         print(f"  error: {path}: {err}", file=out)

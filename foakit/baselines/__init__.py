@@ -1,0 +1,1 @@
+"""Reference answers for benchmarks: oracle (upper bound), prior (floor) and DSP (blind)."""

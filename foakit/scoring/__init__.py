@@ -1,0 +1,1 @@
+"""Local scoring of benchmark predictions by each benchmark's official rules."""
