@@ -149,7 +149,8 @@ def analyze_samples(
         psi = np.empty((n_frames, n_bins), np.float32)
         votes = np.empty((n_frames, n_bins), np.float32)
         dirac_features(spec, params.smooth_frames, lo, hi, params.onset_ratio,
-                       params.onset_frames, intensity, energy, psi, frame_psi, votes)
+                       params.onset_frames, params.onset_floor, intensity, energy, psi,
+                       frame_psi, votes)
     else:
         energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
         intensity = None

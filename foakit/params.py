@@ -83,8 +83,10 @@ class AnalysisParams:
     psi_max: float = 0.5
     # a bin votes for a direction only while its energy rises by this factor over the mean
     # of its previous onset_frames frames (the direct sound leads its reflections); 0 = all
-    onset_ratio: float = 2.0
+    onset_ratio: float = 16.0
     onset_frames: int = 2
+    # weight of the votes of bins that do not rise (keeps steady sources visible)
+    onset_floor: float = 0.02
     # DOA histogram grid
     az_bins: int = 72
     el_bins: int = 36
@@ -98,7 +100,7 @@ class AnalysisParams:
     # clip-level peaks (stationary sources) relative to the clip histogram's highest
     clip_peak_rel: float = 0.25
     # Gaussian blur (in cells) of the clip histogram before its peaks are picked
-    clip_blur_cells: float = 1.0
+    clip_blur_cells: float = 1.5
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
     act_on_db: float = 6.0

@@ -21,7 +21,7 @@ def test_fused_kernel_equals_array_code(n_frames, n_bins, n_smooth, ratio, seed)
     psi = np.empty_like(energy)
     votes = np.empty_like(energy)
     fpsi = np.empty(n_frames, np.float32)
-    dirac_features(spec, n_smooth, lo, hi, ratio, 2, inten, energy, psi, fpsi, votes)
+    dirac_features(spec, n_smooth, lo, hi, ratio, 2, 0.1, inten, energy, psi, fpsi, votes)
     s64 = spec.astype(np.complex128)
     ri, re = intensity_energy(s64)
     tol = 16 * np.finfo(np.float32).eps * max(1.0, float(np.abs(re).max()))
@@ -33,7 +33,7 @@ def test_fused_kernel_equals_array_code(n_frames, n_bins, n_smooth, ratio, seed)
     ref_f = diffuseness_from_smoothed(i_s[:, :, lo:hi].sum(-1), e_s[:, lo:hi].sum(-1),
                                       vector_axis=0)
     assert np.allclose(fpsi, ref_f, atol=1e-4)
-    ref_v = onset_votes(re, ratio=ratio, n_prev=2)
+    ref_v = onset_votes(re, ratio=ratio, n_prev=2, floor=0.1)
     padded = np.pad(re, ((2, 0), (0, 0)))
     prev = (padded[1:-1] + padded[:-2]) / 2
     decided = np.abs(re - ratio * prev) > tol  # bins not on the threshold itself

@@ -17,8 +17,8 @@ __all__ = ["dirac_features"]
 
 
 @numba.njit(cache=True, nogil=True)
-def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, intensity, energy, psi,
-                   frame_psi, votes):
+def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, intensity,
+                   energy, psi, frame_psi, votes):
     """Intensity, energy, diffuseness per bin, broadband diffuseness per frame, DOA votes.
 
     Parameters
@@ -29,7 +29,7 @@ def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, intensity, energ
         Frames of the centred time average for diffuseness (edges average fewer).
     lo, hi : int
         Band ``lo <= f < hi`` for ``psi`` and ``frame_psi`` (``psi`` is 1 outside it).
-    onset_ratio, n_prev : float, int
+    onset_ratio, n_prev, onset_floor : float, int, float
         As :func:`foakit.kernels.spatial.onset_votes`.
     intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
         Output (Ix, Iy, Iz).
@@ -65,7 +65,7 @@ def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, intensity, energ
             for k in range(1, n_prev + 1):
                 if t - k >= 0:
                     prev += energy[t - k, f]
-            votes[t, f] = e if e >= onset_ratio * (prev / n_prev) else 0.0
+            votes[t, f] = e if e >= onset_ratio * (prev / n_prev) else onset_floor * e
     half = n_smooth // 2
     after = n_smooth - half  # window [t - half, t + after)
     nb = hi - lo

@@ -131,13 +131,14 @@ def frame_power(power: Any, n_fft: int, window_sq_sum: float) -> Any:
     return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
 
 
-def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2) -> Any:
+def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2, floor: float = 0.0) -> Any:
     """DOA vote weights that favour the direct sound (precedence effect).
 
-    A bin votes with its energy only when that energy is at least ``ratio`` times the mean of
-    its previous ``n_prev`` frames (zeros before the clip): the direct path arrives first, so
-    rising bins carry it, while the decaying reverberation that follows casts no votes.
-    ``ratio <= 0`` lets every bin vote.
+    A bin votes with its full energy when that energy is at least ``ratio`` times the mean of
+    its previous ``n_prev`` frames (zeros before the clip), and with ``floor`` times it
+    otherwise: the direct path arrives first, so rising bins carry it, while the decaying
+    reverberation that follows mostly does not vote; a small ``floor`` keeps sources that
+    never rise (a steady hum) visible.  ``ratio <= 0`` lets every bin vote fully.
 
     Parameters
     ----------
@@ -154,4 +155,5 @@ def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2) -> Any:
     for k in range(1, n_prev + 1):
         prev[..., k:, :] += energy[..., :-k, :]
     prev /= n_prev
-    return xp.where(energy >= ratio * prev, energy, 0.0).astype(energy.dtype, copy=False)
+    return xp.where(energy >= ratio * prev, energy, floor * energy).astype(energy.dtype,
+                                                                          copy=False)
