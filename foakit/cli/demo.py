@@ -18,7 +18,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--clips", type=int, default=8, help="clips to synthesise (default: 8)")
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--sobench", action="store_true",
+                   help="also answer the corpus' SO-Bench questions with the oracle, dsp and "
+                   "prior baselines and print the per-task scores side by side")
     p.set_defaults(func=run)
+
+
+def sobench_table(corpus: str, analysis: str) -> str:
+    """Per-task scores of the oracle / dsp / prior baselines on an SO-Bench-layout corpus."""
+    from ..baselines.sobench import run_baseline
+    from ..bench.sobench import load_qa
+    from ..scoring.sobench import format_comparison, score_predictions
+
+    items = load_qa(corpus, "test").items
+    reports = {}
+    for kind in ("oracle", "dsp", "prior"):
+        run = run_baseline(corpus, kind, analysis_dir=analysis)
+        reports[kind] = score_predictions(items, run.predictions)
+    return format_comparison(reports)
 
 
 def _fmt(v, spec: str) -> str:
@@ -67,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
           f"{s['elevation_within_tol']:.0%}; median |az err| "
           f"{s['median_abs_azimuth_error_deg']:.1f} deg; exact source count "
           f"{s['exact_count_rate']:.0%} of clips")
+    if args.sobench:
+        print("\nSO-Bench baselines on this corpus (accuracy; mean IoU for detect_time):")
+        print(sobench_table(corpus, analysis))
     print(f"outputs: {analysis}/clips.jsonl, {analysis}/frames.parquet, "
           f"{analysis}/manifest.json", file=sys.stderr)
     return 0 if summary.n_error == 0 else 1
