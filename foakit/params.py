@@ -86,7 +86,7 @@ class AnalysisParams:
     onset_ratio: float = 16.0
     onset_frames: int = 2
     # weight of the votes of bins that do not rise (keeps steady sources visible)
-    onset_floor: float = 0.02
+    onset_floor: float = 0.05
     # DOA histogram grid
     az_bins: int = 72
     el_bins: int = 36
