@@ -186,7 +186,6 @@ def analyze_samples(
 def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
              ) -> ClipAnalysis:
     n_frames = energy.shape[0]
-    frame_rate = grid.frame_rate
     lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
     wf = params.window_frames(grid)
     n_win = (n_frames + wf - 1) // wf
@@ -202,33 +201,70 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     pick_peaks(hist, vsum, centers, params.peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
-    voted = frame_vec[:, 3] > 0
-    az, el = _directions(frame_vec[:, :3])
-    frames["azimuth_deg"] = np.where(voted, az, np.nan).astype(np.float32)
-    frames["elevation_deg"] = np.where(voted, el, np.nan).astype(np.float32)
     band_e = energy[:, lo:hi].sum(axis=-1)
-    frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
-                                    0.0).astype(np.float32)
-    clip_peaks = np.zeros((1, params.max_sources, 4), np.float32)
-    clip_hist = _blur(hist.sum(axis=0), params.clip_blur_cells)
-    pick_peaks(clip_hist[None], vsum.sum(axis=0)[None], centers, params.clip_peak_rel,
-               np.cos(np.deg2rad(params.peak_min_sep_deg)),
-               np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
-    moving = moving_tracks(link_tracks(peaks, params), params)
-    axes = source_axes(clip_peaks[0], moving, n_frames, wf, params)
+    set_doa_columns(frames, frame_vec, band_e)
+    axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params)
     cones = np.zeros((len(axes), n_frames, 4), np.float32)
     if len(axes):
         cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
     frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)
-    events = events_from_cones(cones, axes, active, frame_iv, frame_rate=frame_rate,
+    return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
+                       power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
+                       window_frames=wf)
+
+
+# Host steps shared by the CPU path above and the GPU batches (foakit.gpu.batch).
+
+def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_e: np.ndarray) -> None:
+    """Per-frame direction and vote share from the histogram kernel's ``frame_vec``."""
+    voted = frame_vec[:, 3] > 0
+    az, el = _directions(frame_vec[:, :3])
+    frames["azimuth_deg"] = np.where(voted, az, np.nan).astype(np.float32)
+    frames["elevation_deg"] = np.where(voted, el, np.nan).astype(np.float32)
+    frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
+                                    0.0).astype(np.float32)
+
+
+def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n_frames: int,
+              window_frames: int, params: AnalysisParams) -> np.ndarray:
+    """Cone axes of one clip: peaks of its blurred clip histogram (stationary sources) and
+    moving tracks linked from its window peaks.
+
+    Parameters
+    ----------
+    peaks : ndarray [shape=(n_windows, max_sources, 4)]
+    clip_hist : ndarray [shape=(n_az, n_el)]
+    clip_vsum : ndarray [shape=(n_az, n_el, 3)]
+
+    Returns
+    -------
+    ndarray [shape=(n_axes, n_frames, 3), dtype=float32]
+    """
+    clip_peaks = np.zeros((1, params.max_sources, 4), np.float32)
+    pick_peaks(_blur(clip_hist, params.clip_blur_cells)[None], clip_vsum[None],
+               cell_centers(params.az_bins, params.el_bins), params.clip_peak_rel,
+               np.cos(np.deg2rad(params.peak_min_sep_deg)),
+               np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
+    moving = moving_tracks(link_tracks(peaks, params), params)
+    return source_axes(clip_peaks[0], moving, n_frames, window_frames, params)
+
+
+def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.ndarray, *,
+                grid: StftGrid, n_samples: int, power_scale: float, params: AnalysisParams,
+                peaks: np.ndarray, window_hist: np.ndarray | None, window_frames: int
+                ) -> ClipAnalysis:
+    """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones."""
+    fr = grid.frame_rate
+    events = events_from_cones(cones, axes, frames["active"], frame_iv, frame_rate=fr,
                                power_scale=power_scale, params=params)
     n_sources = assign_sources(events, params)
-    _mark_sources(frames, events, frame_rate)
+    _mark_sources(frames, events, fr)
     return ClipAnalysis(
-        sample_rate=grid.sample_rate, n_samples=x.shape[1], channels=4, grid=grid,
-        frames=frames, events=events, n_sources=n_sources, hist=hist.sum(axis=0),
-        window_hist=hist, peaks=peaks, window_frames=wf,
+        sample_rate=grid.sample_rate, n_samples=int(n_samples), channels=4, grid=grid,
+        frames=frames, events=events, n_sources=n_sources,
+        hist=None if window_hist is None else window_hist.sum(axis=0),
+        window_hist=window_hist, peaks=peaks, window_frames=window_frames,
     )
 
 

@@ -338,13 +338,14 @@ def analyze_corpus(
         if on_batch is not None:
             on_batch(len(results))
 
-    if resolved == "cuda":
-        from .gpu import analyze_batches_cuda  # noqa: F401  (provided by the GPU backend)
-
     batches = list(_batches(todo, batch_size))
     params_d = params.to_dict()
     try:
-        if workers == 1 or len(batches) <= 1:
+        if resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
+            from .gpu import analyze_batches_cuda
+
+            analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
+        elif workers == 1 or len(batches) <= 1:
             for b in batches:
                 finish(_work(audio_dir, b, order, params_d))
         else:

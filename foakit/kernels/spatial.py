@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..backend import array_module
 
 __all__ = [
@@ -64,14 +66,15 @@ def smooth_frames(a: Any, n: int, *, axis: int = -2) -> Any:
     xp = array_module(a)
     a = xp.moveaxis(a, axis, -1)
     t = a.shape[-1]
-    c = xp.cumsum(a, axis=-1, dtype=a.dtype)
-    zero = xp.zeros(a.shape[:-1] + (1,), dtype=a.dtype)
+    # float64 running sums: a float32 cumsum loses quiet bins next to loud ones
+    c = xp.cumsum(a, axis=-1, dtype=np.float64)
+    zero = xp.zeros(a.shape[:-1] + (1,), dtype=np.float64)
     c = xp.concatenate([zero, c], axis=-1)
     half = n // 2
     idx = xp.arange(t)
     hi = xp.minimum(idx + (n - half), t)
     lo = xp.maximum(idx - half, 0)
-    out = (c[..., hi] - c[..., lo]) / (hi - lo).astype(a.dtype)
+    out = ((c[..., hi] - c[..., lo]) / (hi - lo)).astype(a.dtype, copy=False)
     return xp.moveaxis(out, -1, axis)
 
 
