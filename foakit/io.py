@@ -29,6 +29,7 @@ class Clip:
     Attributes
     ----------
     samples : ndarray [shape=(channels, n), dtype=float32]
+        Possibly a strided view of the decoded interleaved frames.
         For 4 channels: ambiX (ACN W, Y, Z, X; SN3D) whatever the file's order.
         For 1 or 2 channels: the file's channels as they are.
     sample_rate : int
@@ -147,7 +148,7 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     shortfall = _wav_data_shortfall(p)
     if shortfall:
         raise AudioError(p, f"truncated: the data chunk is {shortfall} bytes short")
-    samples = np.ascontiguousarray(data.T)
+    samples = data.T  # a view: the STFT reads strided rows, no copy needed
     finite = np.isfinite(samples)
     if not finite.all():
         bad = np.argwhere(~finite)[0]
@@ -156,7 +157,7 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
         raise AudioError(p, f"{n_bad} non-finite samples ({kind} first at channel {bad[0]}, "
                          f"frame {bad[1]})")
     if channels == 4:
-        samples = np.ascontiguousarray(to_internal(samples, order))
+        samples = to_internal(samples, order)
     return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)
 
 

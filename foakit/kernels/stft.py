@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..backend import array_module
@@ -22,6 +23,24 @@ def frame_starts(n_samples: int, *, win_length: int, hop_length: int) -> np.ndar
     """Start sample of each frame in the *unpadded* signal (may be negative)."""
     n_frames = 1 + n_samples // hop_length
     return np.arange(n_frames) * hop_length - win_length // 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _frame_into(x, win, hop, left, out):
+    """Windowed frames of each row of ``x`` (any strides) into ``out[row, t, :win]``; zeros
+    outside the signal and in ``out[..., win:]`` (the FFT's zero padding)."""
+    n_rows, n = x.shape
+    n_frames, n_fft = out.shape[1], out.shape[2]
+    wl = win.shape[0]
+    for r in range(n_rows):
+        for t in range(n_frames):
+            start = t * hop - left
+            for i in range(n_fft):
+                j = start + i
+                if i < wl and 0 <= j < n:
+                    out[r, t, i] = x[r, j] * win[i]
+                else:
+                    out[r, t, i] = 0.0
 
 
 def stft(
@@ -71,6 +90,19 @@ def stft(
     n = x.shape[-1]
     n_frames = 1 + n // hop_length
     left = win_length // 2
+    win = hann(win_length, xp=xp, dtype=dtype) if window is None else xp.asarray(window, dtype)
+    if win.shape != (win_length,):
+        raise ParameterError(f"window shape {win.shape} must be ({win_length},)")
+    if xp is np:
+        # CPU: frame, window and zero-pad in one pass (no padded copy, no transposed copy:
+        # rows may be strided views), then let pocketfft transform in place
+        import scipy.fft
+
+        rows = x.reshape(-1, n)  # a view for 1-D / 2-D input, strided or not
+        framed = np.empty((rows.shape[0], n_frames, n_fft), dtype=dtype)
+        _frame_into(rows, win, hop_length, left, framed)
+        spec = scipy.fft.rfft(framed, axis=-1, workers=workers, overwrite_x=True)
+        return spec.reshape(x.shape[:-1] + spec.shape[-2:])
     right = (n_frames - 1) * hop_length + win_length - n - left
     pad = [(0, 0)] * (x.ndim - 1) + [(left, max(0, right))]
     xpad = xp.pad(x, pad)  # a new C-contiguous array
@@ -78,13 +110,4 @@ def stft(
     shape = xpad.shape[:-1] + (n_frames, win_length)
     strides = xpad.strides[:-1] + (hop_length * item, item)
     frames = xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
-    win = hann(win_length, xp=xp, dtype=dtype) if window is None else xp.asarray(window, dtype)
-    if win.shape != (win_length,):
-        raise ParameterError(f"window shape {win.shape} must be ({win_length},)")
-    framed = frames * win
-    if xp is np:
-        import scipy.fft
-
-        # `framed` is a temporary: let pocketfft work in it
-        return scipy.fft.rfft(framed, n=n_fft, axis=-1, workers=workers, overwrite_x=True)
-    return xp.fft.rfft(framed, n=n_fft, axis=-1)
+    return xp.fft.rfft(frames * win, n=n_fft, axis=-1)
