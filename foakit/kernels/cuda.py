@@ -30,11 +30,14 @@ provides ``numba.cuda`` (recommended for real devices: it brings NVVM and suppor
 from __future__ import annotations
 
 import math
+import types
 from typing import Any
 
 import numpy as np
 from numba import cuda, float64, int32
 from numba.cuda.cudadrv import devicearray as _devicearray
+
+from . import histogram as _histogram
 
 __all__ = [
     "THREADS",
@@ -54,21 +57,12 @@ MAX_THREADS = 256
 
 # ------------------------------------------------------------------------ device helpers
 
-@cuda.jit(device=True)
-def _cell_index(ux, uy, uz, n_az, n_el):
-    az = math.atan2(uy, ux)
-    el = math.atan2(uz, math.sqrt(ux * ux + uy * uy))
-    ia = int(math.floor((az + math.pi) / (2.0 * math.pi) * n_az))
-    ie = int(math.floor((el + 0.5 * math.pi) / math.pi * n_el))
-    if ia >= n_az:
-        ia -= n_az
-    if ia < 0:
-        ia += n_az
-    if ie >= n_el:
-        ie = n_el - 1
-    if ie < 0:
-        ie = 0
-    return ia, ie
+# The binning is the CPU kernel's own Python source compiled for the device, so both
+# backends put a vote in the same cell (same fast atan2 polynomial, same edges).
+_fast_atan2 = cuda.jit(device=True)(_histogram.fast_atan2.py_func)
+_cell_index = cuda.jit(device=True)(types.FunctionType(
+    _histogram.cell_index.py_func.__code__, {"math": math, "fast_atan2": _fast_atan2},
+    "_cell_index"))
 
 
 @cuda.jit(device=True)
