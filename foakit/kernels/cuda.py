@@ -29,6 +29,7 @@ provides ``numba.cuda`` (recommended for real devices: it brings NVVM and suppor
 
 from __future__ import annotations
 
+import builtins
 import math
 import types
 from typing import Any
@@ -61,8 +62,8 @@ MAX_THREADS = 256
 # backends put a vote in the same cell (same fast atan2 polynomial, same edges).
 _fast_atan2 = cuda.jit(device=True)(_histogram.fast_atan2.py_func)
 _cell_index = cuda.jit(device=True)(types.FunctionType(
-    _histogram.cell_index.py_func.__code__, {"math": math, "fast_atan2": _fast_atan2},
-    "_cell_index"))
+    _histogram.cell_index.py_func.__code__,
+    {"__builtins__": builtins, "math": math, "fast_atan2": _fast_atan2}, "_cell_index"))
 
 
 @cuda.jit(device=True)

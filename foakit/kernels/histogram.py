@@ -21,12 +21,13 @@ __all__ = ["doa_histogram", "cell_index", "cell_centers", "fast_atan2"]
 def fast_atan2(y: float, x: float) -> float:
     """atan2 to within 1e-5 rad (a minimax polynomial): plenty for 5-degree cells and
     several times faster than libm's.  The CUDA twin uses the same polynomial."""
-    ax = abs(x)
-    ay = abs(y)
-    mx = max(ax, ay)
+    # plain comparisons, not abs/min/max: this source is also compiled for CUDA devices
+    ax = -x if x < 0.0 else x
+    ay = -y if y < 0.0 else y
+    mx = ax if ax > ay else ay
     if mx == 0.0:
         return 0.0
-    a = min(ax, ay) / mx
+    a = (ay if ax > ay else ax) / mx
     s = a * a
     r = ((-0.0464964749 * s + 0.15931422) * s - 0.327622764) * s * a + a
     if ay > ax:
