@@ -1,0 +1,453 @@
+"""What every label audit shares: verdicts, convention hypotheses, per-clip DOA estimates.
+
+Verdicts
+--------
+Each label gets one :class:`LabelVerdict`: ``consistent`` (the evidence agrees),
+``suspicious`` (the evidence disagrees; ``confidence`` in 0-1 and a ``reason``) or
+``unverifiable`` (no usable evidence; ``reason`` says why: no time window, overlap, diffuse
+field, no DOA peak, unreadable audio ...).
+
+Convention hypotheses
+---------------------
+The ways a wrong pipeline turns true directions into labels (FORMATS.md section 1).  Each
+angle map is its own inverse, so it maps labels back to the directions they would mean:
+
+================== ==================== ===============================================
+name               label -> direction   what went wrong
+================== ==================== ===============================================
+``declared``       az, el               nothing
+``mirror_azimuth`` -az, el              azimuth sign (clockwise written as CCW)
+``front_back``     180 - az, el         front and back exchanged
+``yx_swap``        90 - az, el          x and y exchanged (e.g. ACN 1..3 named x, y, z)
+``elevation_sign`` az, -el              elevation sign
+================== ==================== ===============================================
+
+and one hypothesis about the **signal**, tested by decoding the audio again: the files are
+in the other channel order than declared (``fuma_as_ambix``: FuMa W, X, Y, Z files read as
+ambiX W, Y, Z, X; ``ambix_as_fuma`` the converse).  A wrong channel order is a rotation
+plus a wrong W gain, so it cannot be told apart from label errors by an angle map alone.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..conventions import (
+    CHANNEL_ORDERS,
+    check_channel_order,
+    from_internal,
+    to_internal,
+    wrap_azimuth,
+)
+from ..errors import FoakitError
+from ..params import AnalysisParams
+from .doamap import DoaMap, doa_map
+
+__all__ = [
+    "VERDICTS",
+    "ANGLE_HYPOTHESES",
+    "LabelVerdict",
+    "ClipEstimate",
+    "DoaEstimate",
+    "apply_hypothesis",
+    "redecode_hypothesis",
+    "other_order",
+    "estimate_clip",
+    "estimate_clips",
+    "AuditResult",
+    "count_verdicts",
+]
+
+VERDICTS = ("consistent", "suspicious", "unverifiable")
+
+#: Angle-map hypotheses, in the order they are reported (see the module docstring).
+ANGLE_HYPOTHESES = ("declared", "mirror_azimuth", "front_back", "yx_swap", "elevation_sign")
+
+
+def other_order(channel_order: str) -> str:
+    """The channel order that is not ``channel_order`` (ambix <-> fuma)."""
+    order = check_channel_order(channel_order)
+    return next(o for o in CHANNEL_ORDERS if o != order)
+
+
+def redecode_hypothesis(declared_order: str) -> str:
+    """Name of the re-decoding hypothesis for a corpus declared ``declared_order``."""
+    order = check_channel_order(declared_order)
+    return f"{other_order(order)}_as_{order}"
+
+
+def apply_hypothesis(name: str, az_deg: Any, el_deg: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Map label directions through an angle hypothesis (its own inverse).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`ANGLE_HYPOTHESES`.
+    az_deg, el_deg : float or ndarray
+        Degrees.
+
+    Returns
+    -------
+    az, el : ndarray
+        Azimuth wrapped to [-180, 180).
+    """
+    az = np.asarray(az_deg, dtype=float)
+    el = np.asarray(el_deg, dtype=float)
+    if name == "declared":
+        return wrap_azimuth(az), el.copy()
+    if name == "mirror_azimuth":
+        return wrap_azimuth(-az), el.copy()
+    if name == "front_back":
+        return wrap_azimuth(180.0 - az), el.copy()
+    if name == "yx_swap":
+        return wrap_azimuth(90.0 - az), el.copy()
+    if name == "elevation_sign":
+        return wrap_azimuth(az), -el
+    from ..errors import ParameterError
+
+    raise ParameterError(f"unknown hypothesis {name!r}; expected one of {ANGLE_HYPOTHESES}")
+
+
+@dataclass
+class LabelVerdict:
+    """The verdict on one label.
+
+    Attributes
+    ----------
+    key : dict
+        What identifies the label: ``qa_id`` (SO-Bench) or ``audio_id``, ``class``,
+        ``source`` (STARSS), plus ``audio_id`` and ``task_name`` where known.
+    field : str
+        ``azimuth``, ``elevation``, ``distance``, ``onset``, ``time_span``, ``count``,
+        ``relation``, ``direction`` (both angles) or ``time`` (STARSS frames).
+    verdict : str
+        One of :data:`VERDICTS`.
+    label : Any
+        The labelled value.
+    estimate : Any
+        What the evidence says (None when unverifiable).
+    confidence : float
+        0-1, how sure the audit is that a suspicious label is wrong (0 otherwise).
+    reason : str
+        One sentence: why suspicious, or why unverifiable ("" when consistent).
+    evidence : dict
+        Numbers behind the verdict (errors, supports, the checks that ran).
+    """
+
+    key: dict
+    field: str
+    verdict: str
+    label: Any = None
+    estimate: Any = None
+    confidence: float = 0.0
+    reason: str = ""
+    evidence: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = dict(self.key)
+        d.update(field=self.field, verdict=self.verdict, label=_jsonable(self.label),
+                 estimate=_jsonable(self.estimate), confidence=round(float(self.confidence), 3),
+                 reason=self.reason, evidence=_jsonable(self.evidence))
+        return d
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, bool | np.bool_):
+        return bool(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, float | np.floating):
+        v = float(x)
+        return round(v, 4) if np.isfinite(v) else None
+    return x
+
+
+@dataclass
+class DoaEstimate:
+    """The DOA evidence of one decoding of one clip.
+
+    Attributes
+    ----------
+    channel_order : str
+        The order the file was decoded as.
+    window_s : float
+        Length of a DOA window (s); window ``w`` covers ``[w * window_s, (w + 1) * window_s)``.
+    peaks : ndarray [shape=(n_windows, max_peaks, 4)]
+        Per window, unit vectors (x, y, z) and weights of the DOA peaks, strongest first;
+        unused slots have weight 0.
+    events : list of dict
+        :meth:`foakit.events.Event.to_dict` of each event.
+    dmap : DoaMap or None
+        Time x direction energy map (:mod:`foakit.audit.doamap`); audits drop it once used.
+    """
+
+    channel_order: str
+    window_s: float
+    peaks: np.ndarray
+    events: list[dict]
+    dmap: DoaMap | None = None
+
+    def window_peaks(self, w: int) -> np.ndarray:
+        """Unit vectors ``(k, 3)`` of the peaks of window ``w`` (empty outside the clip)."""
+        if w < 0 or w >= self.peaks.shape[0]:
+            return np.zeros((0, 3))
+        p = self.peaks[w]
+        return p[p[:, 3] > 0, :3].astype(float)
+
+
+@dataclass
+class ClipEstimate:
+    """Signal evidence of one clip.
+
+    Attributes
+    ----------
+    audio_id, path : str
+    status : str
+        ``ok`` or ``error``.
+    error : str or None
+        One line, for ``error``.
+    sample_rate : int
+    duration_s : float
+    frames : dict of ndarray
+        The per-frame table of :func:`foakit.analysis.analyze_samples` (20 ms frames):
+        ``time_s``, ``energy_db``, ``active``, ``azimuth_deg``, ``elevation_deg``,
+        ``diffuseness``, ``doa_weight``, ``source``.
+    doa : DoaEstimate or None
+        Under the declared channel order.
+    alt : DoaEstimate or None
+        Under the other channel order (only for clips the convention audit re-decodes).
+    """
+
+    audio_id: str
+    path: str
+    status: str = "ok"
+    error: str | None = None
+    sample_rate: int = 0
+    duration_s: float = 0.0
+    frames: dict = field(default_factory=dict)
+    doa: DoaEstimate | None = None
+    alt: DoaEstimate | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.doa is not None
+
+    def frame_slice(self, t0: float, t1: float) -> slice:
+        """Frames whose centre time lies in ``[t0, t1)``."""
+        t = self.frames.get("time_s")
+        if t is None or len(t) == 0:
+            return slice(0, 0)
+        a = int(np.searchsorted(t, t0, side="left"))
+        b = int(np.searchsorted(t, t1, side="left"))
+        return slice(a, max(a, b))
+
+
+def _doa(samples: np.ndarray, sr: int, order: str, params: AnalysisParams,
+         keep_frames: bool) -> tuple[DoaEstimate, dict | None]:
+    from ..analysis import analyze_samples
+
+    res = analyze_samples(samples, sr, params=params)
+    if res.peaks is None:
+        raise FoakitError("not a 4-channel FOA clip: no directions to audit")
+    window_s = res.window_frames / res.grid.frame_rate
+    doa = DoaEstimate(channel_order=order, window_s=float(window_s),
+                      peaks=np.asarray(res.peaks, dtype=np.float32),
+                      events=[e.to_dict() for e in res.events],
+                      dmap=doa_map(samples, sr, params=params))
+    return doa, (res.frames if keep_frames else None)
+
+
+def estimate_clip(
+    audio_id: str, path: str | os.PathLike, *, channel_order: str = "ambix",
+    alternative: bool = False, params: AnalysisParams | None = None,
+) -> ClipEstimate:
+    """Analyse one clip for an audit; never raises for a bad file.
+
+    Parameters
+    ----------
+    audio_id : str
+    path : str or PathLike
+    channel_order : {"ambix", "fuma"}
+        Declared order of the file.
+    alternative : bool
+        Also decode the file as the other channel order and analyse that
+        (:attr:`ClipEstimate.alt`), for the convention audit.
+    params : AnalysisParams, optional
+
+    Returns
+    -------
+    ClipEstimate
+        ``status="error"`` and a one-line ``error`` when the file cannot be read or is not
+        4-channel FOA.
+    """
+    from ..io import read_audio
+
+    p = os.fspath(path)
+    est = ClipEstimate(audio_id=audio_id, path=p)
+    params = params or AnalysisParams()
+    try:
+        clip = read_audio(p, channel_order=channel_order)
+        est.sample_rate = clip.sample_rate
+        est.duration_s = clip.duration_s
+        if clip.channels != 4:
+            raise FoakitError(f"{clip.channels} channel(s): the audit needs 4-channel FOA")
+        est.doa, est.frames = _doa(clip.samples, clip.sample_rate, clip.channel_order,
+                                   params, True)
+        if alternative:
+            raw = from_internal(clip.samples, clip.channel_order)
+            other = other_order(clip.channel_order)
+            est.alt, _ = _doa(np.ascontiguousarray(to_internal(raw, other)), clip.sample_rate,
+                              other, params, False)
+    except FoakitError as exc:
+        est.status, est.error = "error", str(getattr(exc, "problem", None) or exc)
+    except Exception as exc:  # a bug must not stop a corpus audit; keep the evidence
+        est.status, est.error = "error", f"internal error: {type(exc).__name__}: {exc}"
+    return est
+
+
+def _work(jobs: list[tuple[str, str, bool]], channel_order: str, params_d: dict
+          ) -> list[ClipEstimate]:
+    params = AnalysisParams.from_dict(params_d)
+    return [estimate_clip(a, p, channel_order=channel_order, alternative=alt, params=params)
+            for a, p, alt in jobs]
+
+
+def estimate_clips(
+    jobs: Iterable[tuple[str, str, bool]],
+    *,
+    channel_order: str = "ambix",
+    workers: int | None = None,
+    progress: bool = False,
+    params: AnalysisParams | None = None,
+    desc: str = "foakit audit",
+    batch_size: int = 4,
+    on_result: Callable[[ClipEstimate], None] | None = None,
+) -> dict[str, ClipEstimate]:
+    """Analyse many clips in worker processes.
+
+    Parameters
+    ----------
+    jobs : iterable of (audio_id, path, alternative)
+        ``alternative``: also decode as the other channel order.
+    channel_order : {"ambix", "fuma"}
+    workers : int, optional
+        Processes (default: all cores); 1 runs here.
+    progress : bool
+        tqdm bar on stderr.
+    params : AnalysisParams, optional
+    desc : str
+        Progress-bar label.
+    batch_size : int
+        Clips per task.
+    on_result : callable, optional
+        Called with each finished :class:`ClipEstimate`.
+
+    Returns
+    -------
+    dict
+        ``audio_id`` -> :class:`ClipEstimate`.
+    """
+    order = check_channel_order(channel_order)
+    jobs = list(jobs)
+    params = params or AnalysisParams()
+    params_d = params.to_dict()
+    workers = int(workers or os.cpu_count() or 1)
+    batches = [jobs[i:i + batch_size] for i in range(0, len(jobs), batch_size)]
+    out: dict[str, ClipEstimate] = {}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(jobs), unit="clip", desc=desc, dynamic_ncols=True)
+
+    def finish(results: list[ClipEstimate]) -> None:
+        for r in results:
+            out[r.audio_id] = r
+            if on_result is not None:
+                on_result(r)
+        if bar is not None:
+            bar.update(len(results))
+
+    try:
+        if workers == 1 or len(batches) <= 1:
+            for b in batches:
+                finish(_work(b, order, params_d))
+        else:
+            ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            pending = list(reversed(batches))
+            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                inflight: dict[cf.Future, list] = {}
+                while pending or inflight:
+                    while pending and len(inflight) < 2 * workers:
+                        b = pending.pop()
+                        inflight[pool.submit(_work, b, order, params_d)] = b
+                    done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
+                    for fut in done:
+                        b = inflight.pop(fut)
+                        try:
+                            finish(fut.result())
+                        except cf.process.BrokenProcessPool:
+                            raise
+                        except Exception as exc:
+                            finish([ClipEstimate(a, p, status="error",
+                                                 error=f"internal error: {type(exc).__name__}: "
+                                                       f"{exc}") for a, p, _ in b])
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+@dataclass
+class AuditResult:
+    """What an audit found.
+
+    Attributes
+    ----------
+    kind : str
+        ``"starss"`` or ``"sobench"``.
+    verdicts : list of LabelVerdict
+    summary : dict
+        Counts by verdict and field, the convention block, metrics.
+    failures : list of (str, str)
+        Files that could not be audited and why.
+    clips : dict
+        ``audio_id`` -> :class:`~foakit.audit.common.ClipEstimate`.
+    draw : dict
+        Per verdict index, what plots draw as the label (times and directions).
+    """
+
+    kind: str
+    verdicts: list[LabelVerdict]
+    summary: dict
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    clips: dict[str, ClipEstimate] = field(default_factory=dict)
+    draw: dict[int, dict] = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> list[LabelVerdict]:
+        return [v for v in self.verdicts if v.verdict == "suspicious"]
+
+
+def count_verdicts(verdicts: list[LabelVerdict]) -> dict:
+    """``{"by_verdict": {...}, "by_field": {field: {verdict: n}}}``."""
+    by_v = {v: 0 for v in ("consistent", "suspicious", "unverifiable")}
+    by_f: dict[str, dict[str, int]] = {}
+    for v in verdicts:
+        by_v[v.verdict] += 1
+        f = by_f.setdefault(v.field, {k: 0 for k in by_v})
+        f[v.verdict] += 1
+    return {"total": len(verdicts), "by_verdict": by_v, "by_field": by_f}

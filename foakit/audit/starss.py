@@ -1,0 +1,660 @@
+"""Audit STARSS / DCASE label CSVs against the DOA estimate of their audio.
+
+Method
+------
+1. Every clip is analysed (:func:`foakit.audit.common.estimate_clips`); its DOA peaks come per
+   DOA window (``AnalysisParams.window_s``, 0.4 s = 4 label frames by default).
+2. **References per window**: a labelled ``(class, source)`` track is present in a window when
+   at least half the window's label frames carry it; its direction is the mean of its unit
+   vectors there.
+3. **Matching**: per window, references and peaks are matched with the Hungarian algorithm
+   (:func:`scipy.optimize.linear_sum_assignment`) on angular distance.
+4. **Metrics** (DCASE style, class-agnostic since the DSP estimate has no classes): TP = matched
+   pairs within ``match_deg`` (20 deg), FP_spatial = matched pairs beyond it, FN / FP =
+   unmatched references / peaks; ``F = TP / (TP + FP_spatial + 0.5 (FP + FN))``, ``LE`` =
+   mean error of matched pairs, ``LR`` = matched references / references.
+5. **Per-source verdicts** (from the clip's :class:`~foakit.audit.doamap.DoaMap`, 0.1 s x
+   10 deg): a track whose labelled direction sounds clearly earlier or later than its frames
+   (IoU of its frames with the presence of its direction, shifted up to ``max_shift_s``) is
+   suspicious in ``time``.  Otherwise its directions are scored by their *prominence* over
+   its frames (share of the directional energy near the label over that of the strongest
+   direction, with the cones of the other tracks labelled at the same time removed):
+   prominent -> consistent; not prominent and the Hungarian-matched peaks disagree too ->
+   suspicious in ``azimuth`` (the reason names a hypothesis under which the labels fit, if
+   one does); the mirrored elevation much more prominent -> suspicious in ``elevation``;
+   silence, a diffuse field or too few frames -> unverifiable.
+6. **Convention audit**: the same window matching under each hypothesis (angle maps on every
+   label; the other channel order by decoding the audio again, on up to
+   ``convention_clips`` clips), decided by :func:`foakit.audit.conventions.decide`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from ..bench.starss import LABEL_HOP_S, SourceTrack, metadata_files, read_label_csv, rows_to_tracks
+from ..conventions import (
+    check_channel_order,
+    direction_to_vector,
+    vector_to_direction,
+)
+from ..errors import FoakitError, ParameterError
+from ..io import iter_audio_files
+from ..params import AnalysisParams
+from .common import (
+    ANGLE_HYPOTHESES,
+    AuditResult,
+    ClipEstimate,
+    DoaEstimate,
+    LabelVerdict,
+    apply_hypothesis,
+    count_verdicts,
+    estimate_clips,
+    redecode_hypothesis,
+)
+from .conventions import CandidateScore, decide
+
+__all__ = ["StarssAuditConfig", "window_references", "match_window",
+           "audit_tracks", "audit_starss"]
+
+
+@dataclass(frozen=True)
+class StarssAuditConfig:
+    """Thresholds of the STARSS audit (degrees, seconds, 0-1 scores).
+
+    ``match_deg`` is the DCASE threshold of the metrics; ``support_deg`` / ``az_tol_deg``
+    the cone and wedge half-widths of the prominence; ``agree_prom`` / ``doubt_prom`` the
+    prominences above / below which a track's direction is consistent / suspicious;
+    ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
+    pieces a (moving) track is scored in; ``presence_*`` as
+    :meth:`foakit.audit.doamap.DoaMap.presence`.
+    """
+
+    match_deg: float = 20.0
+    support_deg: float = 30.0
+    az_tol_deg: float = 25.0
+    exclude_deg: float = 20.0
+    agree_prom: float = 0.5
+    doubt_prom: float = 0.3
+    flip_gain: float = 0.4
+    flip_min_abs_deg: float = 8.0
+    hypothesis_prom: float = 0.9
+    hypothesis_gain: float = 0.5
+    peak_disagree_deg: float = 30.0
+    chunk_s: float = 1.0
+    min_frames: int = 5
+    diffuse_psi: float = 0.9
+    max_shift_s: float = 4.0
+    min_shift_s: float = 1.0
+    shift_gain: float = 0.3
+    shift_min_iou: float = 0.6
+    presence_rise_db: float = 4.0
+    presence_min_share: float = 0.15
+    presence_smooth: int = 5
+    convention_clips: int = 40
+
+    def __post_init__(self) -> None:
+        for name in ("match_deg", "support_deg", "az_tol_deg", "max_shift_s", "chunk_s"):
+            if not getattr(self, name) > 0:
+                raise ParameterError(f"{name}={getattr(self, name)!r} must be > 0")
+        if not 0 <= self.doubt_prom < self.agree_prom <= 1:
+            raise ParameterError("need 0 <= doubt_prom < agree_prom <= 1")
+
+
+# ----------------------------------------------------------------------------------------
+# windows, references, matching
+# ----------------------------------------------------------------------------------------
+
+def _frame_windows(frames: np.ndarray, window_s: float) -> np.ndarray:
+    return np.floor((frames + 0.5) * LABEL_HOP_S / window_s + 1e-9).astype(np.int64)
+
+
+def window_references(
+    track: SourceTrack, window_s: float, *, hypothesis: str = "declared", shift: int = 0,
+) -> dict[int, np.ndarray]:
+    """Window -> unit vector of a track's labelled direction there.
+
+    Parameters
+    ----------
+    track : SourceTrack
+    window_s : float
+        DOA window length (s).
+    hypothesis : str
+        Angle map applied to the labels first.
+    shift : int
+        Windows added to every window index (to test labels that lag or lead).
+
+    Returns
+    -------
+    dict
+        Windows where at least half the label frames carry the track.
+    """
+    if len(track) == 0:
+        return {}
+    az, el = apply_hypothesis(hypothesis, track.azimuth_deg, track.elevation_deg)
+    vec = direction_to_vector(az, el)
+    win = _frame_windows(track.frames, window_s)
+    per_window = max(1, int(round(window_s / LABEL_HOP_S)))
+    need = max(1, int(math.ceil(per_window / 2)))
+    out: dict[int, np.ndarray] = {}
+    order = np.argsort(win, kind="stable")
+    win, vec = win[order], vec[order]
+    bounds = np.flatnonzero(np.diff(win)) + 1
+    for idx in np.split(np.arange(len(win)), bounds):
+        if len(idx) >= need:
+            v = vec[idx].sum(axis=0)
+            n = np.linalg.norm(v)
+            if n > 0:
+                out[int(win[idx[0]]) + shift] = v / n
+    return out
+
+
+def _angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Angles (deg) between every row of ``a`` (n, 3) and of ``b`` (m, 3): (n, m)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    return np.rad2deg(np.arccos(np.clip(a @ b.T, -1.0, 1.0)))
+
+
+def match_window(refs: np.ndarray, ests: np.ndarray) -> list[tuple[int, int, float]]:
+    """Hungarian matching of reference and estimated unit vectors on angular distance.
+
+    Returns
+    -------
+    list of (ref_index, est_index, angle_deg)
+    """
+    if len(refs) == 0 or len(ests) == 0:
+        return []
+    cost = _angles(refs, ests)
+    ri, ci = linear_sum_assignment(cost)
+    return [(int(i), int(j), float(cost[i, j])) for i, j in zip(ri, ci, strict=True)]
+
+
+@dataclass
+class _ClipMatch:
+    """Window matching of one clip under one hypothesis."""
+
+    err: dict[tuple[int, int], dict[int, float]]      # track -> window -> matched error
+    support: dict[tuple[int, int], dict[int, bool]]   # track -> window -> peak within support
+    has_peak: dict[tuple[int, int], dict[int, bool]]
+    tp: int = 0
+    fp_spatial: int = 0
+    fp: int = 0
+    fn: int = 0
+    n_ref: int = 0
+    errors: list[float] = field(default_factory=list)
+
+
+def _match_clip(tracks: dict[tuple[int, int], SourceTrack], doa: DoaEstimate,
+                cfg: StarssAuditConfig, hypothesis: str = "declared",
+                shifts: dict[tuple[int, int], int] | None = None) -> _ClipMatch:
+    refs = {k: window_references(t, doa.window_s, hypothesis=hypothesis,
+                                 shift=(shifts or {}).get(k, 0)) for k, t in tracks.items()}
+    windows = sorted({w for r in refs.values() for w in r})
+    m = _ClipMatch(err={k: {} for k in tracks}, support={k: {} for k in tracks},
+                   has_peak={k: {} for k in tracks})
+    n_win = doa.peaks.shape[0]
+    for w in windows:
+        keys = [k for k in tracks if w in refs[k]]
+        rv = np.stack([refs[k][w] for k in keys])
+        ev = doa.window_peaks(w)
+        m.n_ref += len(keys)
+        pairs = match_window(rv, ev)
+        ang = _angles(rv, ev)
+        for i, k in enumerate(keys):
+            m.has_peak[k][w] = len(ev) > 0
+            m.support[k][w] = bool(len(ev) and ang[i].min() <= cfg.support_deg)
+        for i, _, e in pairs:
+            m.err[keys[i]][w] = e
+            m.errors.append(e)
+        tp = sum(1 for *_, e in pairs if e <= cfg.match_deg)
+        m.tp += tp
+        m.fp_spatial += len(pairs) - tp
+        m.fn += len(keys) - len(pairs)
+        m.fp += len(ev) - len(pairs)
+    # peaks in windows without any reference are false positives too
+    labelled = set(windows)
+    for w in range(n_win):
+        if w not in labelled:
+            m.fp += len(doa.window_peaks(w))
+    return m
+
+
+def _metrics(m: _ClipMatch) -> dict:
+    denom = m.tp + m.fp_spatial + 0.5 * (m.fp + m.fn)
+    return {
+        "F20": m.tp / denom if denom > 0 else None,
+        "LE_deg": float(np.mean(m.errors)) if m.errors else None,
+        "LR": (m.n_ref - m.fn) / m.n_ref if m.n_ref else None,
+        "TP": m.tp, "FP_spatial": m.fp_spatial, "FP": m.fp, "FN": m.fn, "n_ref": m.n_ref,
+    }
+
+
+# ----------------------------------------------------------------------------------------
+# per-source verdicts
+# ----------------------------------------------------------------------------------------
+
+def _label_summary(track: SourceTrack) -> tuple[float, float]:
+    v = direction_to_vector(track.azimuth_deg, track.elevation_deg).sum(axis=0)
+    az, el = vector_to_direction(v)
+    return float(az), float(el)
+
+
+def _track_key(audio_id: str, tr: SourceTrack) -> dict:
+    return {"audio_id": audio_id, "class": tr.class_idx, "source": tr.source,
+            "frames": [list(s) for s in tr.spans()]}
+
+
+def _chunks(tr: SourceTrack, chunk_s: float, hypothesis: str = "declared"
+            ) -> list[tuple[float, float, float, float]]:
+    """The track cut into runs of at most ``chunk_s``: (t0, t1, mean az, mean el)."""
+    az, el = apply_hypothesis(hypothesis, tr.azimuth_deg, tr.elevation_deg)
+    vec = direction_to_vector(az, el)
+    per = max(1, int(round(chunk_s / LABEL_HOP_S)))
+    out = []
+    for first, last in tr.spans():
+        for c0 in range(first, last + 1, per):
+            c1 = min(last, c0 + per - 1)
+            sel = (tr.frames >= c0) & (tr.frames <= c1)
+            caz, cel = vector_to_direction(vec[sel].sum(axis=0))
+            out.append((c0 * LABEL_HOP_S, (c1 + 1) * LABEL_HOP_S, float(caz), float(cel)))
+    return out
+
+
+def _others(tr: SourceTrack, tracks: dict | None, t0: float, t1: float,
+            tol: float) -> list[tuple[float, float, float]]:
+    """Cones of the other tracks labelled in ``[t0, t1)`` (their mean direction there)."""
+    out = []
+    for o in (tracks or {}).values():
+        if o is tr:
+            continue
+        sel = (o.frames * LABEL_HOP_S < t1) & ((o.frames + 1) * LABEL_HOP_S > t0)
+        if sel.sum() >= max(1, int(0.3 * (t1 - t0) / LABEL_HOP_S)):
+            az, el = vector_to_direction(
+                direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel]).sum(axis=0))
+            out.append((float(az), float(el), tol))
+    return out
+
+
+def _track_prominence(dmap, tr: SourceTrack, cfg: StarssAuditConfig, *, mode: str = "dir",
+                      hypothesis: str = "declared", flip_el: bool = False,
+                      tracks: dict | None = None) -> float:
+    """Length-weighted mean prominence of a track's labelled directions over its frames,
+    with the cones of the other tracks labelled at the same time removed first."""
+    vals, weights = [], []
+    tol = cfg.support_deg if mode == "dir" else cfg.az_tol_deg
+    for t0, t1, az, el in _chunks(tr, cfg.chunk_s, hypothesis):
+        ex = _others(tr, tracks, t0, t1, cfg.exclude_deg)
+        p = dmap.prominence(az, (-el if flip_el else el) if mode == "dir" else None, t0, t1, tol,
+                            exclude=ex)
+        if np.isfinite(p):
+            vals.append(p)
+            weights.append(t1 - t0)
+    return float(np.average(vals, weights=weights)) if vals else float("nan")
+
+
+def _track_presence(dmap, tr: SourceTrack, cfg: StarssAuditConfig) -> np.ndarray:
+    """Per 0.1 s block: does the track's labelled direction (nearest chunk in time) sound?"""
+    chunks = _chunks(tr, cfg.chunk_s)
+    cache: dict[tuple[int, int], np.ndarray] = {}
+    out = np.zeros(dmap.n_blocks)
+    centres = (np.arange(dmap.n_blocks) + 0.5) * dmap.block_s
+    mids = np.array([(c[0] + c[1]) / 2 for c in chunks])
+    nearest = np.argmin(np.abs(centres[:, None] - mids[None, :]), axis=1)
+    for i, (_, _, az, el) in enumerate(chunks):
+        key = (int(round(az)), int(round(el)))
+        if key not in cache:
+            cache[key] = dmap.presence(az, el, cfg.support_deg, rise_db=cfg.presence_rise_db,
+                                       min_share=cfg.presence_min_share,
+                                       smooth=cfg.presence_smooth).astype(float)
+        sel = nearest == i
+        out[sel] = cache[key][sel]
+    return out
+
+
+def _track_shift(dmap, tr: SourceTrack, cfg: StarssAuditConfig) -> tuple[float, float, float]:
+    """Best shift (s) of a track's frames against its direction's presence: IoU over a
+    region of ``max_shift_s`` around the track, unshifted and at the best shift."""
+    pres = _track_presence(dmap, tr, cfg) > 0.5
+    n = len(pres)
+    k_max = int(round(cfg.max_shift_s / LABEL_HOP_S))
+    lab = np.zeros(n + 2 * k_max, bool)
+    idx = tr.frames[(tr.frames >= 0) & (tr.frames < n)]
+    lo, hi = max(0, int(tr.frames.min()) - k_max), min(n, int(tr.frames.max()) + k_max + 1)
+    region = np.zeros(n, bool)
+    region[lo:hi] = True
+    best, best_iou, iou0 = 0, -1.0, 0.0
+    for s in range(-k_max, k_max + 1):
+        moved = idx + s
+        moved = moved[(moved >= 0) & (moved < n)]
+        lab = np.zeros(n, bool)
+        lab[moved] = True
+        inter = np.sum(lab & pres & region)
+        union = np.sum((lab | pres) & region)
+        iou = inter / union if union else 0.0
+        if s == 0:
+            iou0 = iou
+        if iou > best_iou + 1e-9 or (abs(iou - best_iou) <= 1e-9 and abs(s) < abs(best)):
+            best, best_iou = s, iou
+    return best * LABEL_HOP_S, float(max(best_iou, 0.0)), float(iou0)
+
+
+def audit_tracks(
+    audio_id: str, tracks: dict[tuple[int, int], SourceTrack], clip: ClipEstimate,
+    cfg: StarssAuditConfig | None = None,
+) -> tuple[list[LabelVerdict], dict]:
+    """Verdicts on the tracks of one clip, and the clip's metrics.
+
+    Parameters
+    ----------
+    audio_id : str
+    tracks : dict
+        ``(class, source)`` -> :class:`~foakit.bench.starss.SourceTrack`.
+    clip : ClipEstimate
+        Its analysis (``clip.doa`` with its ``dmap`` must be set).
+    cfg : StarssAuditConfig, optional
+
+    Returns
+    -------
+    verdicts : list of LabelVerdict
+        One per track: field ``time`` when its frames are shifted, else ``azimuth``,
+        ``elevation`` or ``direction``.
+    metrics : dict
+        ``F20``, ``LE_deg``, ``LR`` and the counts, plus ``verdict`` of the clip.
+    """
+    cfg = cfg or StarssAuditConfig()
+    doa = clip.doa
+    dmap = doa.dmap
+    m = _match_clip(tracks, doa, cfg)
+    verdicts = []
+    for k, tr in tracks.items():
+        key = _track_key(audio_id, tr)
+        lab_az, lab_el = _label_summary(tr)
+        label = {"azimuth_deg": lab_az, "elevation_deg": lab_el}
+        err = m.err[k]
+        ev: dict = {"frames": len(tr), "windows_matched": len(err)}
+        if err:
+            ev["median_error_deg"] = float(np.median(list(err.values())))
+        t0, t1 = tr.frames.min() * LABEL_HOP_S, (tr.frames.max() + 1) * LABEL_HOP_S
+        sl = dmap.blocks(t0, t1)
+        votes = int(np.sum(dmap.energy[sl].reshape(sl.stop - sl.start, -1).sum(axis=1) > 0))
+        psi = clip.frames.get("diffuseness")
+        if psi is not None and len(psi):
+            vals = np.asarray(psi)[clip.frame_slice(t0, t1)]
+            vals = vals[np.isfinite(vals)]
+            ev["diffuseness"] = float(np.mean(vals)) if len(vals) else None
+        if len(tr) < cfg.min_frames or votes < cfg.min_frames // 2:
+            verdicts.append(LabelVerdict(key, "direction", "unverifiable", label,
+                                         reason=f"labelled in only {len(tr)} frame(s) or no "
+                                                "directional energy there", evidence=ev))
+            continue
+        shift_s, iou_best, iou0 = _track_shift(dmap, tr, cfg)
+        ev.update(time_shift_s=shift_s, time_iou=iou_best, time_iou_unshifted=iou0)
+        if (abs(shift_s) >= cfg.min_shift_s - 1e-9 and iou_best - iou0 >= cfg.shift_gain
+                and iou_best >= cfg.shift_min_iou):
+            conf = float(np.clip(0.45 + (iou_best - iou0), 0.3, 0.95))
+            when = "late" if shift_s < 0 else "early"
+            verdicts.append(LabelVerdict(
+                key, "time", "suspicious", label=[t0, t1],
+                estimate=[t0 + shift_s, t1 + shift_s], confidence=conf,
+                reason=f"labelled frames are {abs(shift_s):.1f} s too {when}: the source's "
+                       f"labelled direction sounds {shift_s:+.1f} s from its labels "
+                       f"(IoU {iou0:.2f} -> {iou_best:.2f})", evidence=ev))
+            continue
+        p = _track_prominence(dmap, tr, cfg, tracks=tracks)
+        p_az = _track_prominence(dmap, tr, cfg, mode="az", tracks=tracks)
+        p_flip = _track_prominence(dmap, tr, cfg, flip_el=True, tracks=tracks)
+        fits = {h: _track_prominence(dmap, tr, cfg, mode="az" if h != "elevation_sign"
+                                     else "dir", hypothesis=h, tracks=tracks)
+                for h in ANGLE_HYPOTHESES[1:]}
+        ev.update(prominence=p, prominence_azimuth=p_az, prominence_elevation_flipped=p_flip,
+                  prominence_under=fits)
+        s_az, s_el, _ = dmap.strongest(t0, t1, cfg.support_deg, mode="dir")
+        estimate = {"azimuth_deg": s_az, "elevation_deg": s_el}
+        if not np.isfinite(p):
+            verdicts.append(LabelVerdict(key, "direction", "unverifiable", label,
+                                         reason="no directional energy in its frames",
+                                         evidence=ev))
+            continue
+        if np.isfinite(ev.get("diffuseness") or np.nan) and ev["diffuseness"] >= cfg.diffuse_psi:
+            verdicts.append(LabelVerdict(key, "direction", "unverifiable", label, estimate,
+                                         reason=f"diffuse field (diffuseness "
+                                                f"{ev['diffuseness']:.2f})", evidence=ev))
+            continue
+        best_h = max(fits, key=lambda h: fits[h] if np.isfinite(fits[h]) else -1)
+        # the peaks matched to the track (Hungarian) must disagree too before blaming it
+        peaks_disagree = ev.get("median_error_deg", 180.0) >= cfg.peak_disagree_deg
+        p_dir = max(p, p_az) if np.isfinite(p_az) else p
+        if (best_h != "elevation_sign" and p_dir <= cfg.agree_prom and peaks_disagree
+                and np.isfinite(fits[best_h])
+                and fits[best_h] >= cfg.hypothesis_prom
+                and fits[best_h] - p_dir >= cfg.hypothesis_gain):
+            verdicts.append(LabelVerdict(
+                key, "azimuth", "suspicious", label, estimate,
+                float(np.clip(0.4 + fits[best_h] - p_dir, 0.5, 0.9)),
+                f"the labels fit the signal under {best_h} (prominence {fits[best_h]:.2f}) "
+                f"much better than as written ({p_dir:.2f})", ev))
+            continue
+        if p_dir <= cfg.doubt_prom and peaks_disagree:
+            how = (f"; it fits the signal under {best_h} (prominence {fits[best_h]:.2f})"
+                   if np.isfinite(fits[best_h]) and fits[best_h] >= cfg.agree_prom else "")
+            conf = float(np.clip(0.5 + 0.45 * (cfg.doubt_prom - p_dir) / cfg.doubt_prom
+                                 + (0.1 if how else 0.0), 0.3, 0.95))
+            verdicts.append(LabelVerdict(
+                key, "azimuth", "suspicious", label, estimate, conf,
+                f"little energy from the labelled direction during its frames (prominence "
+                f"{p_dir:.2f}; the strongest direction is {s_az:.0f} deg){how}", ev))
+            continue
+        if (abs(lab_el) >= cfg.flip_min_abs_deg and np.isfinite(p_flip)
+                and p_flip - p >= cfg.flip_gain):
+            verdicts.append(LabelVerdict(
+                key, "elevation", "suspicious", label, {"azimuth_deg": lab_az,
+                                                        "elevation_deg": -lab_el},
+                float(np.clip(0.5 + (p_flip - p), 0.5, 0.95)),
+                f"the signal shows the source at the opposite elevation: prominence "
+                f"{p_flip:.2f} at {-lab_el:.0f} deg against {p:.2f} at the label", ev))
+            continue
+        if p >= cfg.agree_prom or p_az >= cfg.agree_prom:
+            verdicts.append(LabelVerdict(key, "direction", "consistent", label, estimate,
+                                         evidence=ev))
+            continue
+        verdicts.append(LabelVerdict(
+            key, "direction", "unverifiable", label, estimate,
+            reason=f"weak evidence: prominence {p:.2f} (azimuth {p_az:.2f}); overlapping "
+                   "sources or reverberation", evidence=ev))
+    met = _metrics(m)
+    if any(v.verdict == "suspicious" for v in verdicts):
+        met["verdict"] = "suspicious"
+    elif verdicts and all(v.verdict == "unverifiable" for v in verdicts):
+        met["verdict"] = "unverifiable"
+    else:
+        met["verdict"] = "consistent"
+    return verdicts, met
+
+
+# ----------------------------------------------------------------------------------------
+# corpus
+# ----------------------------------------------------------------------------------------
+
+def _pairs(audio_dir: str, metadata_dir: str) -> tuple[list[tuple[str, str, Path]], list, int]:
+    if not os.path.isdir(audio_dir):
+        raise ParameterError(f"audio folder {audio_dir!r} does not exist")
+    labels = metadata_files(metadata_dir)
+    audio = {}
+    for rel in iter_audio_files(audio_dir):
+        audio.setdefault(Path(rel).stem, rel)
+    pairs, failures = [], []
+    for stem, csv in labels.items():
+        if stem in audio:
+            pairs.append((stem, os.path.join(audio_dir, audio[stem]), csv))
+        else:
+            failures.append((str(csv), "no audio file with this name under the audio folder"))
+    unlabelled = len(set(audio) - set(labels))
+    return pairs, failures, unlabelled
+
+
+def _convention(tracks_by_clip: dict, clips: dict[str, ClipEstimate], cfg: StarssAuditConfig,
+                order: str) -> dict:
+    scores: dict[str, CandidateScore] = {}
+    per_clip: dict[str, dict[str, float]] = {}
+    for h in ANGLE_HYPOTHESES:
+        tp = n = 0
+        errs: list[float] = []
+        n_clips = 0
+        for aid, tracks in tracks_by_clip.items():
+            m = _match_clip(tracks, clips[aid].doa, cfg, hypothesis=h)
+            if m.n_ref == 0:
+                continue
+            n_clips += 1
+            tp += m.tp
+            n += m.n_ref
+            errs += m.errors
+            per_clip.setdefault(aid, {})[h] = m.tp / m.n_ref
+        scores[h] = CandidateScore(h, tp / n if n else 0.0,
+                                   float(np.median(errs)) if errs else None, n, n_clips)
+    redecode = redecode_hypothesis(order)
+    tp = n = tp0 = 0
+    errs = []
+    alt_clips = [a for a in tracks_by_clip if clips[a].alt is not None]
+    for aid in alt_clips:
+        m = _match_clip(tracks_by_clip[aid], clips[aid].alt, cfg)
+        m0 = _match_clip(tracks_by_clip[aid], clips[aid].doa, cfg)
+        if m.n_ref == 0:
+            continue
+        tp += m.tp
+        tp0 += m0.tp
+        n += m.n_ref
+        errs += m.errors
+        per_clip.setdefault(aid, {})[redecode] = m.tp / m.n_ref
+    if alt_clips:
+        scores[redecode] = CandidateScore(redecode, tp / n if n else 0.0,
+                                          float(np.median(errs)) if errs else None, n,
+                                          len(alt_clips),
+                                          declared_agreement_same_clips=tp0 / n if n else None)
+    for vals in per_clip.values():
+        top = max(vals.values())
+        winner = "declared" if vals.get("declared", -1) >= top - 1e-9 else \
+            max(vals, key=vals.get)
+        scores[winner].clips_best += 1
+    return decide(order, scores)
+
+
+def audit_starss(
+    audio_dir: str | os.PathLike,
+    metadata_dir: str | os.PathLike,
+    *,
+    channel_order: str = "ambix",
+    workers: int | None = None,
+    progress: bool = False,
+    params: AnalysisParams | None = None,
+    config: StarssAuditConfig | None = None,
+    keep_maps: bool = False,
+) -> AuditResult:
+    """Audit a STARSS-shaped corpus: label CSVs against their audio.
+
+    Parameters
+    ----------
+    audio_dir : str or PathLike
+        FOA files (searched recursively); a CSV and an audio file pair by file stem.
+    metadata_dir : str or PathLike
+        Label CSVs (searched recursively).
+    channel_order : {"ambix", "fuma"}
+        Declared order of the audio.
+    workers : int, optional
+        Analysis processes (default: all cores).
+    progress : bool
+        Progress bar on stderr.
+    params : AnalysisParams, optional
+    config : StarssAuditConfig, optional
+    keep_maps : bool
+        Keep each clip's :class:`~foakit.audit.doamap.DoaMap` in the result (memory grows
+        with the corpus); by default maps are dropped once the clip is audited.
+
+    Returns
+    -------
+    AuditResult
+        ``summary`` holds ``counts`` (by verdict and by field), ``metrics`` (corpus and per
+        clip), ``convention``, ``clips`` (per-clip verdicts) and the numbers of files.
+    """
+    cfg = config or StarssAuditConfig()
+    order = check_channel_order(channel_order)
+    audio_dir, metadata_dir = os.fspath(audio_dir), os.fspath(metadata_dir)
+    pairs, failures, unlabelled = _pairs(audio_dir, metadata_dir)
+    tracks_by_clip: dict[str, dict] = {}
+    jobs = []
+    for i, (aid, path, csv) in enumerate(sorted(pairs)):
+        try:
+            tracks_by_clip[aid] = rows_to_tracks(read_label_csv(csv))
+        except FoakitError as exc:
+            failures.append((str(csv), str(exc)))
+            continue
+        jobs.append((aid, path, i < cfg.convention_clips))
+    per_clip_verdicts: dict[str, list[LabelVerdict]] = {}
+    per_clip: dict[str, dict] = {}
+
+    def consume(clip: ClipEstimate) -> None:
+        if clip.ok:
+            vs, met = audit_tracks(clip.audio_id, tracks_by_clip[clip.audio_id], clip, cfg)
+            per_clip_verdicts[clip.audio_id] = vs
+            per_clip[clip.audio_id] = met
+        if not keep_maps:
+            for d in (clip.doa, clip.alt):
+                if d is not None:
+                    d.dmap = None
+
+    clips = estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
+                           params=params, desc="foakit audit starss", on_result=consume)
+    verdicts: list[LabelVerdict] = []
+    draw: dict[int, dict] = {}
+    total = _ClipMatch(err={}, support={}, has_peak={})
+    for aid in sorted(tracks_by_clip):
+        clip = clips.get(aid)
+        if clip is None:
+            continue
+        if not clip.ok:
+            failures.append((clip.path, clip.error or "analysis failed"))
+            tracks_by_clip.pop(aid)
+            continue
+        m = _match_clip(tracks_by_clip[aid], clip.doa, cfg)
+        for name in ("tp", "fp_spatial", "fp", "fn", "n_ref"):
+            setattr(total, name, getattr(total, name) + getattr(m, name))
+        total.errors += m.errors
+        for v in per_clip_verdicts.get(aid, []):
+            tr = tracks_by_clip[aid][(v.key["class"], v.key["source"])]
+            draw[len(verdicts)] = {
+                "audio_id": aid, "path": clip.path,
+                "label_track": {"time_s": (tr.frames * LABEL_HOP_S + LABEL_HOP_S / 2).tolist(),
+                                "azimuth_deg": tr.azimuth_deg.tolist(),
+                                "elevation_deg": tr.elevation_deg.tolist()},
+            }
+            verdicts.append(v)
+    ok_clips = {a: clips[a] for a in tracks_by_clip}
+    convention = _convention(tracks_by_clip, ok_clips, cfg, order) if tracks_by_clip else \
+        decide(order, {})
+    summary = {
+        "kind": "starss",
+        "audio_dir": os.path.abspath(audio_dir),
+        "metadata_dir": os.path.abspath(metadata_dir),
+        "channel_order": order,
+        "n_label_files": len(pairs) + sum(1 for f in failures if f[0].endswith(".csv")
+                                          and not any(f[0] == str(p[2]) for p in pairs)),
+        "n_clips_audited": len(tracks_by_clip),
+        "n_audio_without_labels": unlabelled,
+        "n_failed": len(failures),
+        "counts": count_verdicts(verdicts),
+        "metrics": {"corpus": _metrics(total), "clips": per_clip,
+                    "note": "class-agnostic: DOA peaks carry no class; windows of "
+                            f"{next(iter(ok_clips.values())).doa.window_s if ok_clips else 0:.2f}"
+                            " s"},
+        "clip_verdicts": {v: sum(1 for c in per_clip.values() if c["verdict"] == v)
+                          for v in ("consistent", "suspicious", "unverifiable")},
+        "convention": convention,
+        "config": cfg.__dict__,
+    }
+    return AuditResult("starss", verdicts, summary, failures, ok_clips, draw)

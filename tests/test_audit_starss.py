@@ -1,0 +1,176 @@
+"""STARSS label audit: Hungarian matching, DCASE-style metrics, per-source verdicts on
+synthetic corpora with injected errors, the convention audit and the CLI."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from foakit.audit.common import DoaEstimate
+from foakit.audit.starss import (
+    StarssAuditConfig,
+    _match_clip,
+    _metrics,
+    audit_starss,
+    match_window,
+    window_references,
+)
+from foakit.bench.starss import SourceTrack, read_label_csv, rows_to_tracks
+from foakit.conventions import direction_to_vector
+
+
+def unit(az, el=0.0):
+    return direction_to_vector(az, el)
+
+
+def test_hungarian_matching_minimises_total_angle():
+    refs = np.stack([unit(0), unit(90)])
+    ests = np.stack([unit(80), unit(10), unit(-150)])
+    pairs = match_window(refs, ests)
+    assert sorted((i, j) for i, j, _ in pairs) == [(0, 1), (1, 0)]
+    assert sorted(round(e) for *_, e in pairs) == [10, 10]
+    # greedy would give ref 0 the 10-deg peak and ref 1 nothing closer than 80: same here,
+    # but with a shared nearest peak the assignment must still be one-to-one
+    pairs = match_window(np.stack([unit(0), unit(20)]), np.stack([unit(10), unit(100)]))
+    assert len({j for _, j, _ in pairs}) == 2
+    assert match_window(refs, np.zeros((0, 3))) == []
+
+
+def _track(frames, az, el=0.0, cls=0, src=0):
+    frames = np.asarray(frames)
+    return SourceTrack(cls, src, frames, np.full(len(frames), float(az)),
+                       np.full(len(frames), float(el)))
+
+
+def test_window_references_and_metrics():
+    tr = _track(range(0, 8), 30)  # 0.0-0.8 s: windows 0 and 1 of 0.4 s
+    refs = window_references(tr, 0.4)
+    assert sorted(refs) == [0, 1]
+    np.testing.assert_allclose(refs[0], unit(30), atol=1e-9)
+    assert sorted(window_references(tr, 0.4, shift=2)) == [2, 3]
+    mirrored = window_references(tr, 0.4, hypothesis="mirror_azimuth")
+    np.testing.assert_allclose(mirrored[1], unit(-30), atol=1e-9)
+    assert window_references(_track([0], 30), 0.4) == {}  # 1 of 4 frames: not present
+    peaks = np.zeros((3, 4, 4), np.float32)
+    peaks[0, 0] = [*unit(35), 1.0]      # 5 deg: TP
+    peaks[1, 0] = [*unit(80), 1.0]      # 50 deg: spatial FP
+    peaks[2, 0] = [*unit(-90), 1.0]     # no reference: FP
+    doa = DoaEstimate("ambix", 0.4, peaks, [])
+    m = _match_clip({(0, 0): tr}, doa, StarssAuditConfig())
+    met = _metrics(m)
+    assert (met["TP"], met["FP_spatial"], met["FP"], met["FN"]) == (1, 1, 1, 0)
+    assert met["F20"] == pytest.approx(1 / (1 + 1 + 0.5))
+    assert met["LE_deg"] == pytest.approx(27.5, abs=0.1)
+    assert met["LR"] == pytest.approx(1.0)
+
+
+CORPUS = dict(n_clips=10, seed=2, engine="ism", rt60_s=None, snr_db=(20.0, 30.0),
+              allow_motion=False, duration_s=8.0)
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory):
+    from foakit.audit.inject import inject_starss_errors, transform_starss_labels
+    from foakit.synth.layouts import write_starss_corpus
+
+    base = tmp_path_factory.mktemp("starss")
+    clean = base / "clean"
+    write_starss_corpus(clean, **CORPUS)
+    audio, meta = clean / "foa_dev", clean / "metadata_dev"
+    n_frames = {p.stem: int(sf.info(p).duration / 0.1 + 1e-6) for p in audio.iterdir()}
+    bad = base / "meta_injected"
+    changes = inject_starss_errors(meta, bad, rate=0.3, seed=3, n_frames=n_frames)
+    mirrored = base / "meta_mirrored"
+    transform_starss_labels(meta, mirrored, "mirror_azimuth")
+    fuma = base / "fuma"
+    write_starss_corpus(fuma, channel_order="fuma", **CORPUS)
+    return {"audio": audio, "meta": meta, "bad": bad, "changes": changes,
+            "mirrored": mirrored, "fuma": fuma}
+
+
+def flagged(result):
+    return {(v.key["audio_id"], v.key["class"], v.key["source"])
+            for v in result.verdicts if v.verdict == "suspicious"}
+
+
+def test_clean_corpus(corpora):
+    r = audit_starss(corpora["audio"], corpora["meta"], workers=1)
+    n = r.summary["counts"]["total"]
+    assert n >= 15 and len(flagged(r)) <= 0.05 * n
+    assert r.summary["convention"]["best"] == "declared"
+    assert r.summary["convention"]["mismatch"] is False
+    met = r.summary["metrics"]["corpus"]
+    assert met["LR"] > 0.8 and met["LE_deg"] < 15 and 0 < met["F20"] <= 1
+    assert set(r.summary["metrics"]["clips"]) == {p.stem for p in corpora["audio"].iterdir()}
+
+
+def test_injected_sources_are_flagged(corpora):
+    r = audit_starss(corpora["audio"], corpora["bad"], workers=1)
+    injected = {(c["audio_id"], c["class"], c["source"]) for c in corpora["changes"]}
+    assert len(injected) >= 5
+    got = flagged(r)
+    assert len(got & injected) / max(len(got), 1) >= 0.8
+    assert len(got & injected) / len(injected) >= 0.8
+    kinds = {c["kind"] for c in corpora["changes"]}
+    assert len(kinds) >= 3
+    for v in r.verdicts:
+        if v.verdict == "suspicious":
+            assert v.key["frames"] and v.reason and v.field in (
+                "azimuth", "elevation", "direction", "time")
+
+
+def test_convention_audit(corpora):
+    m = audit_starss(corpora["audio"], corpora["mirrored"], workers=1).summary["convention"]
+    assert m["mismatch"] is True and m["best"] == "mirror_azimuth"
+    f = audit_starss(corpora["fuma"] / "foa_dev", corpora["fuma"] / "metadata_dev",
+                     workers=1).summary["convention"]
+    assert f["mismatch"] is True and f["best"] == "fuma_as_ambix"
+
+
+def foakit(*args):
+    return subprocess.run([sys.executable, "-m", "foakit", *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_cli_starss(corpora, tmp_path):
+    out = tmp_path / "audit"
+    r = foakit("audit", "starss", "--audio", str(corpora["audio"]), "--metadata",
+               str(corpora["bad"]), "-o", str(out), "--no-progress", "--workers", "1",
+               "--max-figures", "2")
+    assert r.returncode == 0, r.stderr
+    flags = [json.loads(x) for x in (out / "flags.jsonl").read_text().splitlines()]
+    assert flags
+    for f in flags:
+        assert {"audio_id", "class", "source", "frames", "field", "label", "estimate",
+                "confidence", "reason"} <= set(f)
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"F20", "LE_deg", "LR"} <= set(summary["metrics"]["corpus"])
+    assert (out / "index.md").read_text().count("![") >= 1
+    # a label file without audio and a malformed one: reported, exit status 1
+    meta = tmp_path / "meta"
+    meta.mkdir()
+    for p in corpora["meta"].iterdir():
+        (meta / p.name).write_text(p.read_text())
+    (meta / "orphan.csv").write_text("0,1,0,10,0\n")
+    (meta / sorted(p.name for p in corpora["meta"].iterdir())[0]).write_text("0,1,0,x,0\n")
+    r = foakit("audit", "starss", "--audio", str(corpora["audio"]), "--metadata", str(meta),
+               "-o", str(tmp_path / "a2"), "--no-progress", "--workers", "1", "--no-figures")
+    assert r.returncode == 1
+    assert "orphan.csv" in r.stderr and "is not a number" in r.stderr
+    r = foakit("audit", "starss", "--audio", str(tmp_path / "none"), "--metadata", str(meta),
+               "-o", str(tmp_path / "a3"))
+    assert r.returncode == 2
+
+
+def test_injection_really_changes_labels(corpora):
+    for c in corpora["changes"]:
+        a = rows_to_tracks(read_label_csv(corpora["meta"] / f"{c['audio_id']}.csv"))
+        b = rows_to_tracks(read_label_csv(corpora["bad"] / f"{c['audio_id']}.csv"))
+        ta, tb = a[(c["class"], c["source"])], b[(c["class"], c["source"])]
+        changed = (not np.array_equal(ta.frames, tb.frames)
+                   or not np.allclose(ta.azimuth_deg, tb.azimuth_deg)
+                   or not np.allclose(ta.elevation_deg, tb.elevation_deg))
+        assert changed, c
