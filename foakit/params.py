@@ -121,8 +121,9 @@ class AnalysisParams:
     event_merge_gap_s: float = 0.3
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
-    # distance proxy calibration r = rc * sqrt(psi / (1 - psi)), clipped (see events.py)
-    distance_rc_m: float = 1.5
+    # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
+    # by benchmarks/distance_calibration.py (see events.py)
+    distance_rc_m: float = 1.2
     distance_range_m: tuple[float, float] = field(default=(0.3, 10.0))
 
     def __post_init__(self) -> None:
