@@ -46,7 +46,7 @@ from ..conventions import (
     to_internal,
     wrap_azimuth,
 )
-from ..errors import FoakitError
+from ..errors import FoakitError, ParameterError
 from ..params import AnalysisParams
 from .doamap import DoaMap, doa_map
 
@@ -63,6 +63,12 @@ __all__ = [
     "estimate_clips",
     "AuditResult",
     "count_verdicts",
+    "best_hypothesis",
+    "directional_blocks",
+    "mean_diffuseness",
+    "drop_doa_maps",
+    "require_positive",
+    "require_prominence_order",
 ]
 
 VERDICTS = ("consistent", "suspicious", "unverifiable")
@@ -451,3 +457,51 @@ def count_verdicts(verdicts: list[LabelVerdict]) -> dict:
         f = by_f.setdefault(v.field, {k: 0 for k in by_v})
         f[v.verdict] += 1
     return {"total": len(verdicts), "by_verdict": by_v, "by_field": by_f}
+
+
+def best_hypothesis(scores: dict[str, float]) -> str:
+    """The hypothesis that scores highest on a clip; ``declared`` wins a tie with the top."""
+    top = max(scores.values())
+    return "declared" if scores.get("declared", -1) >= top - 1e-9 else \
+        max(scores, key=scores.get)
+
+
+def directional_blocks(dmap: DoaMap, t0: float, t1: float) -> int:
+    """Number of blocks of ``[t0, t1)`` with any directional energy (the DOA votes there)."""
+    sl = dmap.blocks(t0, t1)
+    return int(np.sum(dmap.energy[sl].reshape(sl.stop - sl.start, -1).sum(axis=1) > 0))
+
+
+def mean_diffuseness(clip: ClipEstimate, t0: float, t1: float) -> float | None:
+    """Mean finite diffuseness of a clip's frames in ``[t0, t1)``.
+
+    None when the clip carries no diffuseness track; NaN when no frame there is finite.
+    """
+    psi = clip.frames.get("diffuseness")
+    if psi is None or not len(psi):
+        return None
+    v = np.asarray(psi)[clip.frame_slice(t0, t1)]
+    v = v[np.isfinite(v)]
+    return float(np.mean(v)) if len(v) else float("nan")
+
+
+def drop_doa_maps(clip: ClipEstimate) -> None:
+    """Free the :class:`~foakit.audit.doamap.DoaMap` of a clip's estimates (declared and
+    re-decoded) once it has been audited."""
+    for d in (clip.doa, clip.alt):
+        if d is not None:
+            d.dmap = None
+
+
+def require_positive(cfg: Any, names: Iterable[str]) -> None:
+    """Raise :class:`~foakit.errors.ParameterError` unless every named threshold is > 0."""
+    for name in names:
+        if not getattr(cfg, name) > 0:
+            raise ParameterError(f"{name}={getattr(cfg, name)!r} must be > 0")
+
+
+def require_prominence_order(cfg: Any) -> None:
+    """Raise :class:`~foakit.errors.ParameterError` unless
+    ``0 <= doubt_prom < agree_prom <= 1``."""
+    if not 0 <= cfg.doubt_prom < cfg.agree_prom <= 1:
+        raise ParameterError("need 0 <= doubt_prom < agree_prom <= 1")

@@ -54,9 +54,15 @@ from .common import (
     DoaEstimate,
     LabelVerdict,
     apply_hypothesis,
+    best_hypothesis,
     count_verdicts,
+    directional_blocks,
+    drop_doa_maps,
     estimate_clips,
+    mean_diffuseness,
     redecode_hypothesis,
+    require_positive,
+    require_prominence_order,
 )
 from .conventions import CandidateScore, decide
 
@@ -100,11 +106,9 @@ class StarssAuditConfig:
     convention_clips: int = 40
 
     def __post_init__(self) -> None:
-        for name in ("match_deg", "support_deg", "az_tol_deg", "max_shift_s", "chunk_s"):
-            if not getattr(self, name) > 0:
-                raise ParameterError(f"{name}={getattr(self, name)!r} must be > 0")
-        if not 0 <= self.doubt_prom < self.agree_prom <= 1:
-            raise ParameterError("need 0 <= doubt_prom < agree_prom <= 1")
+        require_positive(self, ("match_deg", "support_deg", "az_tol_deg", "max_shift_s",
+                                "chunk_s"))
+        require_prominence_order(self)
 
 
 # ----------------------------------------------------------------------------------------
@@ -382,13 +386,10 @@ def audit_tracks(
         if err:
             ev["median_error_deg"] = float(np.median(list(err.values())))
         t0, t1 = tr.frames.min() * LABEL_HOP_S, (tr.frames.max() + 1) * LABEL_HOP_S
-        sl = dmap.blocks(t0, t1)
-        votes = int(np.sum(dmap.energy[sl].reshape(sl.stop - sl.start, -1).sum(axis=1) > 0))
-        psi = clip.frames.get("diffuseness")
-        if psi is not None and len(psi):
-            vals = np.asarray(psi)[clip.frame_slice(t0, t1)]
-            vals = vals[np.isfinite(vals)]
-            ev["diffuseness"] = float(np.mean(vals)) if len(vals) else None
+        votes = directional_blocks(dmap, t0, t1)
+        psi = mean_diffuseness(clip, t0, t1)
+        if psi is not None:
+            ev["diffuseness"] = psi if np.isfinite(psi) else None
         if len(tr) < cfg.min_frames or votes < cfg.min_frames // 2:
             verdicts.append(LabelVerdict(key, "direction", "unverifiable", label,
                                          reason=f"labelled in only {len(tr)} frame(s) or no "
@@ -538,10 +539,7 @@ def _convention(tracks_by_clip: dict, clips: dict[str, ClipEstimate], cfg: Stars
                                           len(alt_clips),
                                           declared_agreement_same_clips=tp0 / n if n else None)
     for vals in per_clip.values():
-        top = max(vals.values())
-        winner = "declared" if vals.get("declared", -1) >= top - 1e-9 else \
-            max(vals, key=vals.get)
-        scores[winner].clips_best += 1
+        scores[best_hypothesis(vals)].clips_best += 1
     return decide(order, scores)
 
 
@@ -604,9 +602,7 @@ def audit_starss(
             per_clip_verdicts[clip.audio_id] = vs
             per_clip[clip.audio_id] = met
         if not keep_maps:
-            for d in (clip.doa, clip.alt):
-                if d is not None:
-                    d.dmap = None
+            drop_doa_maps(clip)
 
     clips = estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
                            params=params, desc="foakit audit starss", on_result=consume)

@@ -1,0 +1,239 @@
+"""What the QA items of an SO-Bench corpus say, read without the audio.
+
+The class vocabulary (:func:`class_vocabulary`), and per audio file the claims its items make
+(:func:`clip_claims`): which class each item is about, directions and time spans or onsets
+named in questions or carried as labels, and which classes a motion answer calls moving.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..bench.sobench import SOURCE_TASKS, QAItem, parse_question
+from .sobench_config import SobenchAuditConfig
+
+__all__ = [
+    "class_vocabulary",
+    "clip_claims",
+    "ClipClaims",
+    "DirClaim",
+    "TimeClaim",
+]
+
+_DIRECTION_TASKS = ("identify_source_by_doa", "identify_source_by_location", "spatial_temporal",
+                    "onset_from_location")
+_STOP = {"is", "are", "be", "can", "start", "starts", "begin", "begins", "arrive", "arrives",
+         "come", "comes", "coming", "located", "positioned", "heard", "audible", "and", "or",
+         "to", "from", "at", "in", "on", "that", "which", "when", "during", "relative",
+         "compared", "higher", "lower", "closer", "farther", "left", "right", "stay", "stays",
+         "move", "moves", "does", "do", "with", "than", "the", "a", "an", "of", "it"}
+_RELATION_WORDS = {
+    "relative_left_right": ("left", "right"),
+    "compare_elevation": ("higher", "lower", "same"),
+    "compare_distance": ("closer", "farther", "same"),
+}
+
+# ----------------------------------------------------------------------------------------
+# corpus side: classes and claims
+# ----------------------------------------------------------------------------------------
+
+def _norm_class(text: str) -> str:
+    t = " ".join(re.sub(r"[^a-z0-9' -]", " ", str(text).lower()).split())
+    t = re.sub(r"^(?:the|a|an)\s+", "", t)
+    return re.sub(r"^sound of (?:the |a |an )?", "", t).strip()
+
+
+def class_vocabulary(items: list[QAItem]) -> list[str]:
+    """Sound-class names a corpus uses, longest first.
+
+    From the canonical answers of the source tasks and from "the sound of the X" phrases
+    in questions (X = up to two words, cut at verbs and prepositions, kept when some answer
+    of the corpus names it too).
+    """
+    vocab: set[str] = set()
+    answers = " ".join(it.answer.lower() + " " + it.canonical_answer.lower() for it in items)
+    for it in items:
+        if it.task_name in SOURCE_TASKS and it.canonical_answer:
+            name = _norm_class(it.canonical_answer)
+            if name and len(name.split()) <= 4:
+                vocab.add(name)
+        for m in re.finditer(r"\bsound of (?:the |an? )?([a-z][a-z'-]*(?: [a-z][a-z'-]*)?)",
+                             it.question.lower()):
+            words = []
+            for w in m.group(1).split():
+                if w in _STOP:
+                    break
+                words.append(w)
+            while words:
+                name = " ".join(words)
+                if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", answers):
+                    vocab.add(name)
+                    break
+                words.pop()
+    return sorted(vocab, key=lambda v: (-len(v), v))
+
+
+def _mentions(text: str, vocab: list[str]) -> list[str]:
+    """Vocabulary terms in ``text`` in order of appearance (longest match wins)."""
+    low = " " + re.sub(r"[^a-z0-9' -]", " ", text.lower()) + " "
+    taken = np.zeros(len(low), bool)
+    found = []
+    for v in vocab:
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", low):
+            if not taken[m.start():m.end()].any():
+                taken[m.start():m.end()] = True
+                found.append((m.start(), v))
+    return [v for _, v in sorted(found)]
+
+
+@dataclass
+class DirClaim:
+    """A statement about where a class is."""
+
+    cls: str
+    az: float | None
+    el: float | None
+    az_tol: float
+    qa_id: str
+    source: str  # "label" or what context gave it
+    el_sign: int = 0
+    task: str = ""
+
+    @property
+    def origin(self) -> str:
+        return f"the {self.task} label" if self.source == "label" else self.source
+
+
+@dataclass
+class TimeClaim:
+    """A statement about when a class sounds: ``span`` [a, b], ``onset`` a, ``window`` [a, b]
+    (the class is audible somewhere inside)."""
+
+    cls: str
+    kind: str
+    a: float
+    b: float
+    qa_id: str
+    source: str
+    task: str = ""
+
+    @property
+    def origin(self) -> str:
+        return f"the {self.task} label" if self.source == "label" else self.source
+
+
+@dataclass
+class ClipClaims:
+    """Everything the corpus says about one audio file.
+
+    Attributes
+    ----------
+    audio_id, audio_path : str
+    items : list of QAItem
+    subject : dict
+        ``qa_id`` -> class the item is about (None when unknown).
+    objects : dict
+        ``qa_id`` -> second class of a relation item.
+    classes : set of str
+        Classes the clip's items name.
+    dirs : list of DirClaim
+    times : list of TimeClaim
+    moving : set of str
+        Classes a motion answer calls moving.
+    """
+
+    audio_id: str
+    audio_path: str
+    items: list[QAItem] = field(default_factory=list)
+    subject: dict[str, str | None] = field(default_factory=dict)
+    objects: dict[str, str | None] = field(default_factory=dict)
+    classes: set[str] = field(default_factory=set)
+    dirs: list[DirClaim] = field(default_factory=list)
+    times: list[TimeClaim] = field(default_factory=list)
+    moving: set[str] = field(default_factory=set)
+
+
+def _num(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _span(x: Any) -> tuple[float, float] | None:
+    if isinstance(x, list | tuple) and len(x) == 2:
+        a, b = _num(x[0]), _num(x[1])
+        if a is not None and b is not None:
+            return (min(a, b), max(a, b))
+    return None
+
+
+def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
+                cfg: SobenchAuditConfig | None = None) -> ClipClaims:
+    """Read the claims the items of one audio file make (see the module docstring)."""
+    cfg = cfg or SobenchAuditConfig()
+    cc = ClipClaims(audio_id=audio_id, audio_path=items[0].audio_path, items=list(items))
+    for it in items:
+        meta = it.answer_meta or {}
+        ans = _mentions(it.answer, vocab)
+        q = _mentions(it.question, vocab)
+        if it.task_name in SOURCE_TASKS:
+            subj = _norm_class(it.canonical_answer) or (ans[0] if ans else None)
+        elif it.task_name in _RELATION_WORDS:
+            subj = ans[0] if ans else (q[0] if q else None)
+            obj = ans[1] if len(ans) > 1 else (q[1] if len(q) > 1 else None)
+            if obj == subj:
+                obj = None
+            cc.objects[it.qa_id] = obj
+        else:
+            subj = ans[0] if ans else (q[0] if q else None)
+        cc.subject[it.qa_id] = subj
+        cc.classes.update(ans)
+        cc.classes.update(q)
+        if subj:
+            cc.classes.add(subj)
+        if subj is None:
+            continue
+        # direction context named in the question
+        if it.task_name in _DIRECTION_TASKS:
+            cues = parse_question(it.question)
+            if cues.azimuth_deg is not None:
+                tol = cfg.explicit_tol_deg if cues.azimuth_explicit else \
+                    cfg.sector_half_deg + cfg.sector_slack_deg
+                cc.dirs.append(DirClaim(subj, float(cues.azimuth_deg), cues.elevation_deg, tol,
+                                        it.qa_id, f"question of {it.task_name}",
+                                        el_sign=cues.elevation_sign))
+            elif cues.elevation_deg is not None:
+                cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
+                                        f"question of {it.task_name}"))
+        if it.task_name == "detect_source":
+            cues = parse_question(it.question)
+            if cues.window is not None and math.isfinite(cues.window[1]):
+                cc.times.append(TimeClaim(subj, "window", cues.window[0], cues.window[1],
+                                          it.qa_id, "question of detect_source"))
+        if it.task_name == "classify_motion":
+            text = (it.canonical_answer + " " + it.answer).lower()
+            if "moving" in text or "moves" in text:
+                cc.moving.add(subj)
+        # labels
+        if it.task_name == "estimate_azimuth" and _num(meta.get("azimuth_deg")) is not None:
+            cc.dirs.append(DirClaim(subj, _num(meta["azimuth_deg"]), None, cfg.az_tol_deg,
+                                    it.qa_id, "label", task=it.task_name))
+        if it.task_name == "estimate_elevation" and _num(meta.get("elevation_deg")) is not None:
+            cc.dirs.append(DirClaim(subj, None, _num(meta["elevation_deg"]), 0.0, it.qa_id,
+                                    "label", task=it.task_name))
+        sp = _span(meta.get("time_span"))
+        if sp is not None:
+            cc.times.append(TimeClaim(subj, "span", sp[0], sp[1], it.qa_id, "label",
+                                      task=it.task_name))
+        on = _num(meta.get("onset_time"))
+        if on is not None:
+            cc.times.append(TimeClaim(subj, "onset", on, on, it.qa_id, "label",
+                                      task=it.task_name))
+    return cc

@@ -1,0 +1,55 @@
+"""Thresholds of the SO-Bench label audit (:mod:`foakit.audit.sobench`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .common import require_positive, require_prominence_order
+
+__all__ = ["SobenchAuditConfig"]
+
+
+@dataclass(frozen=True)
+class SobenchAuditConfig:
+    """Thresholds of the SO-Bench audit (degrees, seconds, 0-1 scores)."""
+
+    az_tol_deg: float = 25.0
+    dir_tol_deg: float = 30.0
+    el_tol_deg: float = 15.0
+    sector_half_deg: float = 22.5
+    sector_slack_deg: float = 10.0
+    explicit_tol_deg: float = 15.0
+    elevation_ctx_tol_deg: float = 12.0
+    agree_prom: float = 0.5
+    doubt_prom: float = 0.2
+    doubt_prom_elevation: float = 0.1
+    elevation_max_psi: float = 0.6
+    flip_min_abs_deg: float = 8.0
+    flip_gain: float = 0.4
+    min_votes_blocks: int = 4
+    diffuse_psi: float = 0.9
+    onset_window_s: float = 1.5
+    min_shift_s: float = 1.0
+    max_shift_s: float = 4.0
+    span_gain: float = 0.2
+    onset_gain: float = 0.6
+    onset_max_at_label: float = 0.1
+    unknown_min_best: float = 0.7
+    unknown_gain: float = 0.3
+    unknown_margin: float = 0.3
+    presence_rise_db: float = 4.0
+    presence_min_share: float = 0.15
+    presence_smooth: int = 5
+    arbitration_margin: float = 0.15
+    agree_override_gain: float = 0.4
+    arbitration_on: float = 0.5
+    arbitration_off: float = 0.1
+    time_ctx_tol_s: float = 0.5
+    relation_min_sin: float = 0.1
+    relation_min_el_deg: float = 5.0
+    relation_min_dist_m: float = 0.3
+    convention_clips: int = 40
+
+    def __post_init__(self) -> None:
+        require_prominence_order(self)
+        require_positive(self, ("az_tol_deg", "dir_tol_deg", "el_tol_deg", "max_shift_s"))

@@ -1,0 +1,256 @@
+"""Direction verdicts of the SO-Bench audit, and the signal helpers they share.
+
+A direction label (azimuth or elevation) is checked against the directions other items of
+the clip give its class, then scored by its prominence in the class's time window of the
+clip's :class:`~foakit.audit.doamap.DoaMap` (see :mod:`foakit.audit.sobench`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..bench.sobench import QAItem
+from ..conventions import azimuth_difference
+from .common import (
+    ClipEstimate,
+    DoaEstimate,
+    LabelVerdict,
+    directional_blocks,
+    mean_diffuseness,
+)
+from .sobench_claims import ClipClaims, DirClaim
+from .sobench_config import SobenchAuditConfig
+
+# ----------------------------------------------------------------------------------------
+# signal side
+# ----------------------------------------------------------------------------------------
+
+def _active_windows(clip: ClipEstimate, dmap, win_s: float = 1.0) -> list[tuple[float, float]]:
+    """Stretches of ``win_s`` (hop ``win_s / 2``) that are mostly active."""
+    dur = clip.duration_s or dmap.n_blocks * dmap.block_s
+    act = np.asarray(clip.frames.get("active", []), bool)
+    t = np.asarray(clip.frames.get("time_s", []))
+    out = []
+    a = 0.0
+    while a < max(dur - win_s, 0.0) + 1e-9:
+        sel = (t >= a) & (t < a + win_s)
+        if not len(act) or (sel.any() and act[sel].mean() >= 0.5):
+            out.append((a, a + win_s))
+        a += win_s / 2
+    return out or [(0.0, dur)]
+
+
+def _prominence(dmap, az, el, window, tol, clip, *, whole_clip: bool) -> tuple[float, tuple]:
+    """Prominence of a direction in a window, or its best 1 s stretch of active audio."""
+    if not whole_clip:
+        return dmap.prominence(az, el, window[0], window[1], tol), window
+    best, where = float("nan"), window
+    for w in _active_windows(clip, dmap):
+        p = dmap.prominence(az, el, w[0], w[1], tol)
+        if np.isfinite(p) and not (p <= best):
+            best, where = p, w
+    return best, where
+
+
+def _psi(clip: ClipEstimate, a: float, b: float) -> float:
+    psi = mean_diffuseness(clip, a, b)
+    return float("nan") if psi is None else psi
+
+
+# ----------------------------------------------------------------------------------------
+# verdicts
+# ----------------------------------------------------------------------------------------
+
+@dataclass
+class _Ctx:
+    cc: ClipClaims
+    clip: ClipEstimate | None
+    doa: DoaEstimate | None
+    cfg: SobenchAuditConfig
+    verdict: dict[str, LabelVerdict] = field(default_factory=dict)
+    draw: dict[str, dict] = field(default_factory=dict)
+    prom_used: dict[str, dict] = field(default_factory=dict)
+
+
+def _key(cc: ClipClaims, it: QAItem) -> dict:
+    return {"qa_id": it.qa_id, "audio_id": cc.audio_id, "task_name": it.task_name}
+
+
+def _windows(cc: ClipClaims, cls: str, cfg: SobenchAuditConfig, exclude: str | None = None
+             ) -> list[tuple[float, float, str]]:
+    out = []
+    for t in cc.times:
+        if t.cls != cls or t.qa_id == exclude:
+            continue
+        if t.kind == "onset":
+            out.append((t.a, t.a + cfg.onset_window_s, t.qa_id))
+        else:
+            out.append((t.a, t.b, t.qa_id))
+    return out
+
+
+def _az_agrees(a: float, claim: DirClaim) -> bool:
+    return abs(float(azimuth_difference(a, claim.az))) <= claim.az_tol
+
+
+def _signal_direction(x: _Ctx, cls: str, az: float | None, el: float | None, mode: str,
+                      exclude: str) -> dict:
+    """Prominence of a direction for a class, in its corpus windows or the whole clip."""
+    cfg, doa = x.cfg, x.doa
+    dmap = doa.dmap
+    tol = {"az": cfg.az_tol_deg, "el": cfg.el_tol_deg, "dir": cfg.dir_tol_deg}[mode]
+    qaz = None if mode == "el" else az
+    qel = None if mode == "az" else el
+    wins = _windows(x.cc, cls, cfg, exclude=exclude)
+    dur = x.clip.duration_s
+    if wins:
+        scored = []
+        for a, b, qid in wins:
+            a, b = max(0.0, a), min(dur, b)
+            if b - a < 0.2:
+                continue
+            p, _ = _prominence(dmap, qaz, qel, (a, b), tol, x.clip, whole_clip=False)
+            sig = {"prominence": p if np.isfinite(p) else float("nan"), "window": (a, b),
+                   "window_from": qid, "votes": directional_blocks(dmap, a, b),
+                   "psi": _psi(x.clip, a, b)}
+            # a usable window beats an unusable one (a wrong time label may point at silence)
+            scored.append((_unusable(sig, cfg) is None, p if np.isfinite(p) else -1.0, sig))
+        if scored:
+            return max(scored, key=lambda s: (s[0], s[1]))[2]
+    p, w = _prominence(dmap, qaz, qel, (0.0, dur), tol, x.clip, whole_clip=True)
+    return {"prominence": p, "window": w, "window_from": "best 1 s of the clip",
+            "votes": directional_blocks(dmap, *w), "psi": _psi(x.clip, *w)}
+
+
+def _unusable(sig: dict, cfg: SobenchAuditConfig) -> str | None:
+    if not np.isfinite(sig.get("prominence", np.nan)) or sig["votes"] < cfg.min_votes_blocks:
+        return "no directional energy in the source's time window (silence or a diffuse field)"
+    if np.isfinite(sig.get("psi", np.nan)) and sig["psi"] >= cfg.diffuse_psi:
+        return f"diffuse field in the source's time window (diffuseness {sig['psi']:.2f})"
+    return None
+
+
+def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVerdict:
+    cfg, cc = x.cfg, x.cc
+    cls = claim.cls
+    label = claim.az if fld == "azimuth" else claim.el
+    key = _key(cc, it)
+    ev: dict[str, Any] = {}
+    others = [d for d in cc.dirs if d.cls == cls and d.qa_id != it.qa_id]
+    if fld == "azimuth":
+        ctx = [d for d in others if d.az is not None]
+        agree = [d for d in ctx if _az_agrees(label, d)]
+    else:
+        ctx = [d for d in others if d.el is not None and d.source != "label"]
+        agree = [d for d in ctx if abs(label - d.el) <= cfg.elevation_ctx_tol_deg]
+    conflict = [d for d in ctx if d not in agree]
+    ev["context"] = [{"qa_id": d.qa_id, "from": d.source, "azimuth_deg": d.az,
+                      "elevation_deg": d.el, "agrees": d in agree} for d in ctx]
+    if cls in cc.moving:
+        return LabelVerdict(key, fld, "unverifiable", label,
+                            reason="a motion answer says this source moves", evidence=ev)
+    sig = None
+    if x.doa is not None and x.doa.dmap is not None:
+        if fld == "azimuth":
+            sig = _signal_direction(x, cls, label, None, "az", it.qa_id)
+        else:
+            az_src = [d for d in others if d.az is not None and d.source != "label"]
+            az_lab = [d for d in others if d.az is not None and d.source == "label"
+                      and x.verdict.get(d.qa_id) is not None
+                      and x.verdict[d.qa_id].verdict == "consistent"]
+            az_known = (az_src or az_lab or [None])[0]
+            if az_known is not None:
+                sig = _signal_direction(x, cls, az_known.az, label, "dir", it.qa_id)
+                sig["azimuth_from"] = az_known.qa_id
+            else:
+                sig = _signal_direction(x, cls, None, label, "el", it.qa_id)
+        ev["signal"] = dict(sig)
+        x.draw[it.qa_id] = {"window": sig["window"]}
+    if conflict and not agree:
+        d = conflict[0]
+        other = d.az if fld == "azimuth" else d.el
+        conf = 0.7
+        note = ""
+        if sig is not None and _unusable(sig, cfg) is None:
+            if fld == "azimuth":
+                alt = _signal_direction(x, cls, other, None, "az", it.qa_id)
+            elif sig.get("azimuth_from"):
+                az0 = next(o.az for o in others if o.qa_id == sig["azimuth_from"])
+                alt = _signal_direction(x, cls, az0, other, "dir", it.qa_id)
+            else:
+                alt = _signal_direction(x, cls, None, other, "el", it.qa_id)
+            diff = alt["prominence"] - sig["prominence"]
+            conf = float(np.clip(0.7 + 0.5 * diff, 0.35, 0.97))
+            note = (f"; the signal shows {other:.0f} with prominence {alt['prominence']:.2f} "
+                    f"and the label {sig['prominence']:.2f}")
+        gap = abs(float(azimuth_difference(label, other))) if fld == "azimuth" else \
+            abs(label - other)
+        return LabelVerdict(key, fld, "suspicious", label, other, conf,
+                            f"{d.origin} ({d.qa_id}) places the {cls} at {other:.0f} deg, "
+                            f"{gap:.0f} deg from the label{note}", ev)
+    if agree:
+        return LabelVerdict(key, fld, "consistent", label, evidence=ev)
+    if sig is None:
+        return LabelVerdict(key, fld, "unverifiable", label, reason="audio not analysed",
+                            evidence=ev)
+    why = _unusable(sig, cfg)
+    if why:
+        return LabelVerdict(key, fld, "unverifiable", label, reason=why, evidence=ev)
+    p = sig["prominence"]
+    w = sig["window"]
+    mode = "az" if fld == "azimuth" else ("dir" if sig.get("azimuth_from") else "el")
+    tol = {"az": cfg.az_tol_deg, "el": cfg.el_tol_deg, "dir": cfg.dir_tol_deg}[mode]
+    s_az, s_el, s_share = x.doa.dmap.strongest(w[0], w[1], tol, mode=mode)
+    estimate = s_az if fld == "azimuth" else s_el
+    reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
+        sig["psi"] > cfg.elevation_max_psi
+    if reverberant:
+        ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA elevation is "
+                      "not trusted to contradict a label")
+    if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant:
+        # the usual elevation error is its sign: compare with the mirrored elevation
+        az_q = None
+        if mode == "dir":
+            az_q = next(o.az for o in others if o.qa_id == sig["azimuth_from"])
+        p_flip = x.doa.dmap.prominence(az_q, -label, w[0], w[1], tol)
+        ev["signal"]["prominence_flipped"] = p_flip
+        if np.isfinite(p_flip) and p_flip - p >= cfg.flip_gain:
+            conf = float(np.clip(0.5 + (p_flip - p), 0.5, 0.95))
+            return LabelVerdict(key, fld, "suspicious", label, -label, conf,
+                                f"the signal shows the source at the opposite elevation in "
+                                f"{w[0]:.1f}-{w[1]:.1f} s: prominence {p_flip:.2f} at "
+                                f"{-label:.0f} deg against {p:.2f} at the label", ev)
+    if p >= cfg.agree_prom:
+        return LabelVerdict(key, fld, "consistent", label, estimate, evidence=ev)
+    doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
+    if p <= doubt and not reverberant:
+        timed = sig["window_from"] != "best 1 s of the clip"
+        conf = (doubt - p) / max(doubt, 1e-9)
+        conf = float(np.clip(0.35 + 0.45 * conf + (0.1 if timed else 0.0), 0.0, 0.95))
+        where = (f"in {w[0]:.1f}-{w[1]:.1f} s (from {sig['window_from']})" if timed
+                 else "anywhere in the clip")
+        return LabelVerdict(key, fld, "suspicious", label, estimate, conf,
+                            f"the signal shows little energy from the labelled {fld} {where}: "
+                            f"prominence {p:.2f}; the strongest direction there is {estimate:.0f}"
+                            " deg", ev)
+    return LabelVerdict(key, fld, "unverifiable", label, estimate,
+                        reason=f"weak evidence: prominence {p:.2f} (overlapping sources or "
+                               "reverberation)", evidence=ev)
+
+
+def _class_directions(x: _Ctx, cls: str) -> list[tuple[float, float, str]]:
+    """(az, tol, origin) of a class from context and from azimuth labels found consistent."""
+    cfg, cc = x.cfg, x.cc
+    out = []
+    for d in cc.dirs:
+        if d.cls != cls or d.az is None:
+            continue
+        if d.source == "label":
+            v = x.verdict.get(d.qa_id)
+            if v is None or v.verdict != "consistent":
+                continue
+        out.append((d.az, max(cfg.az_tol_deg, min(d.az_tol, 30.0)), d.qa_id))
+    return out

@@ -1,0 +1,289 @@
+"""Onset and time-span verdicts of the SO-Bench audit.
+
+A time label is checked against the spans, onsets and windows other items give its class;
+the signal (where the class's direction sounds: its presence in the clip's
+:class:`~foakit.audit.doamap.DoaMap`) arbitrates conflicts and judges a label alone (see
+:mod:`foakit.audit.sobench`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..bench.sobench import QAItem
+from .common import LabelVerdict
+from .evidence import best_onset, onset_score, span_shift
+from .sobench_claims import TimeClaim
+from .sobench_direction import _class_directions, _Ctx, _key
+
+
+def _presences(x: _Ctx, cls: str) -> tuple[list[tuple[np.ndarray, float, str]], bool]:
+    """Presence sequences to follow a class by, and whether its direction is known.
+
+    Known: one per direction of :func:`_class_directions`.  Unknown: one per azimuth
+    wedge every 10 deg (the audit then asks which direction explains the label best).
+    """
+    cfg = x.cfg
+    dmap = x.doa.dmap
+    kw = {"rise_db": cfg.presence_rise_db, "min_share": cfg.presence_min_share,
+          "smooth": cfg.presence_smooth}
+    if cls in x.cc.moving:
+        dirs = []
+    else:
+        dirs = _class_directions(x, cls)
+    if dirs:
+        return [(dmap.presence(az, None, tol, **kw).astype(float), az, origin)
+                for az, tol, origin in dirs], True
+    cache = x.draw.setdefault("_wedges", {})
+    if not cache:
+        for az in np.arange(-180.0, 180.0, 10.0):
+            cache[float(az)] = dmap.presence(float(az), None, cfg.az_tol_deg, **kw).astype(float)
+    return [(p, az, "best-fitting direction") for az, p in cache.items()], False
+
+
+def _mean_presence(pres: list, t0: float, t1: float, block_s: float) -> float:
+    """Largest mean presence over ``[t0, t1)`` among the sequences of ``pres``."""
+    best = 0.0
+    for p, _, _ in pres:
+        n = len(p)
+        a, b = max(0, int(round(t0 / block_s))), min(n, int(round(t1 / block_s)))
+        if b > a:
+            best = max(best, float(np.nanmean(np.nan_to_num(p[a:b], nan=0.0))))
+    return best
+
+
+def _arbitrate(x: _Ctx, pres: list, known: bool, lab: TimeClaim, other: TimeClaim
+               ) -> tuple[int, list[tuple[int, str]]]:
+    """Which of two conflicting time claims of one class the signal supports.
+
+    Looks at the stretch between the two onsets (and between the two ends of two spans):
+    the source sounding there supports the claim that starts earlier (ends later); silence
+    there supports the other.  A ``window`` claim is supported when the source sounds in it.
+
+    Returns
+    -------
+    vote : int
+        +1 the label, -1 the other claim, 0 undecided.
+    votes : list of (int, str)
+        Each stretch's vote and what was seen.
+    """
+    cfg = x.cfg
+    bs = x.doa.dmap.block_s
+    on, off = cfg.arbitration_on, cfg.arbitration_off
+
+    def end(c: TimeClaim) -> float:
+        return c.b if c.kind != "onset" else c.a + cfg.onset_window_s
+
+    if not known:  # the direction that best explains either claim
+        scored = []
+        for item in pres:
+            p = item[0]
+            s1 = span_shift(p, bs, lab.a, end(lab), max_shift_s=0.0).iou
+            s2 = span_shift(p, bs, other.a, end(other), max_shift_s=0.0).iou
+            scored.append((max(s1, s2), item))
+        pres = [max(scored, key=lambda s: s[0])[1]] if scored else []
+    votes: list[tuple[int, str]] = []
+    if other.kind == "window":
+        p = _mean_presence(pres, other.a, other.b, bs)
+        if p >= on:
+            votes.append((-1, f"the source sounds in {other.a:.1f}-{other.b:.1f} s ({p:.0%})"))
+        elif p <= off:
+            votes.append((+1, f"the source is silent in {other.a:.1f}-{other.b:.1f} s"))
+    else:
+        if abs(lab.a - other.a) >= cfg.min_shift_s - 1e-9:
+            t0, t1 = sorted((lab.a, other.a))
+            p = _mean_presence(pres, t0, t1, bs)
+            earlier = 1 if lab.a < other.a else -1
+            if p >= on:
+                votes.append((earlier, f"it sounds in {t0:.1f}-{t1:.1f} s ({p:.0%})"))
+            elif p <= off:
+                votes.append((-earlier, f"it is silent in {t0:.1f}-{t1:.1f} s ({p:.0%})"))
+        if lab.kind == "span" and other.kind == "span" and \
+                abs(lab.b - other.b) >= cfg.min_shift_s - 1e-9:
+            t0, t1 = sorted((lab.b, other.b))
+            p = _mean_presence(pres, t0, t1, bs)
+            later = 1 if lab.b > other.b else -1
+            if p >= on:
+                votes.append((later, f"it sounds in {t0:.1f}-{t1:.1f} s ({p:.0%})"))
+            elif p <= off:
+                votes.append((-later, f"it is silent in {t0:.1f}-{t1:.1f} s ({p:.0%})"))
+    if other.kind != "window" and pres:
+        # each claim judged alone: a claim that fits where it is, against one that does not
+        fl = _time_fit(x, pres, known, lab.kind, lab.a, end(lab))["status"]
+        fo = _time_fit(x, pres, known, other.kind, other.a, end(other))["status"]
+        if fl == "here" and fo != "here":
+            votes.append((1, "the label fits the signal where it is, the other claim does not"))
+        elif fo == "here" and fl != "here":
+            votes.append((-1, "the other claim fits the signal where it is, the label does not"))
+    total = sum(v for v, _ in votes)
+    signs = {v for v, _ in votes}
+    if len(signs) == 1:
+        return signs.pop(), votes
+    return (int(np.sign(total)) if abs(total) >= 2 else 0), votes
+
+
+def _time_fit(x: _Ctx, pres: list, known: bool, kind: str, a: float, b: float) -> dict:
+    """Signal-only judgement of a time label: here, shifted (and by how much) or weak."""
+    cfg = x.cfg
+    bs = x.doa.dmap.block_s
+    fits = []
+    for p, az, origin in pres:
+        if kind == "onset":
+            s0 = onset_score(p, bs, a)
+            bt, bsc = best_onset(p, bs, a, max_shift_s=cfg.max_shift_s)
+            fits.append({"direction": az, "from": origin, "at_label": s0,
+                         "best_shift_s": bt - a, "best": bsc, "gain": bsc - s0})
+        else:
+            f = span_shift(p, bs, a, b, max_shift_s=cfg.max_shift_s)
+            fits.append({"direction": az, "from": origin, "at_label": f.iou,
+                         "best_shift_s": f.best_shift_s, "best": f.best_iou,
+                         "gain": f.best_iou - f.iou})
+    here_min = 0.4
+    gain = cfg.span_gain if kind != "onset" else cfg.onset_gain
+    if known:
+        def shifted(f: dict) -> bool:
+            return (abs(f["best_shift_s"]) >= cfg.min_shift_s - 1e-9 and f["gain"] >= gain
+                    and (kind != "onset" or f["at_label"] <= cfg.onset_max_at_label))
+        here = [f for f in fits if f["at_label"] >= here_min and not shifted(f)]
+        sh = [f for f in fits if shifted(f)]
+        status = "here" if here else ("shifted" if sh and len(sh) == len(fits) else "weak")
+        top = max(sh, key=lambda f: f["gain"]) if sh else None
+        return {"status": status, "fit": top, "fits": fits, "known": True}
+    best = max(fits, key=lambda f: (f["best"], -abs(f["best_shift_s"]))) if fits else None
+    at0 = max((f["at_label"] for f in fits), default=0.0)
+    if best is None:
+        return {"status": "weak", "fit": None, "fits": [], "known": False}
+    strict = (abs(best["best_shift_s"]) >= cfg.min_shift_s - 1e-9
+              and best["best"] >= cfg.unknown_min_best and best["gain"] >= cfg.unknown_gain
+              and at0 <= best["best"] - cfg.unknown_margin)
+    if at0 >= 0.5 and at0 >= best["best"] - cfg.arbitration_margin:
+        status = "here"
+    else:
+        status = "shifted" if strict else "weak"
+    return {"status": status, "fit": best, "fits": [best], "known": False, "at_label_max": at0}
+
+
+def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
+    cfg, cc = x.cfg, x.cc
+    cls = claim.cls
+    fld = "time_span" if claim.kind == "span" else "onset"
+    label = [claim.a, claim.b] if fld == "time_span" else claim.a
+    key = _key(cc, it)
+    ev: dict[str, Any] = {}
+    ctx = [t for t in cc.times if t.cls == cls and t.qa_id != it.qa_id and t.kind != "window"]
+    wins = [t for t in cc.times if t.cls == cls and t.kind == "window"]
+    agree, conflict = [], []
+    for t in ctx:
+        (agree if abs(t.a - claim.a) <= cfg.time_ctx_tol_s else conflict).append(t)
+    for t in wins:  # a window only says "somewhere inside": it can contradict, not confirm
+        if fld == "time_span":
+            inside = t.a >= claim.a - cfg.time_ctx_tol_s and t.b <= claim.b + cfg.time_ctx_tol_s
+        else:
+            inside = t.b >= claim.a - cfg.time_ctx_tol_s
+        if not inside:
+            conflict.append(t)
+    ev["context"] = [{"qa_id": t.qa_id, "kind": t.kind, "span": [t.a, t.b],
+                      "agrees": t in agree} for t in ctx + wins]
+    # a conflicting claim that the other claims outvote does not count against this one
+    others = [t for t in cc.times if t.cls == cls and t.kind != "window"]
+
+    def outvoted(c: TimeClaim) -> bool:
+        rest = [u for u in others if u.qa_id not in (c.qa_id, claim.qa_id)]
+        n_agree = sum(1 for u in rest if abs(u.a - c.a) <= cfg.time_ctx_tol_s)
+        return len(rest) - n_agree > n_agree
+
+    if agree:
+        conflict = [t for t in conflict if t.kind == "window" or not outvoted(t)]
+    pres, known = ([], False)
+    if x.doa is not None and x.doa.dmap is not None:
+        pres, known = _presences(x, cls)
+        ev["direction_known"] = known
+        x.draw[it.qa_id] = {"directions": [az for _, az, _ in pres] if known else []}
+
+    def what(t: TimeClaim) -> str:
+        return {"window": f"is audible in {t.a:.1f}-{t.b:.1f} s",
+                "span": f"spans {t.a:.1f}-{t.b:.1f} s", "onset": f"starts at {t.a:.1f} s"}[t.kind]
+
+    def estimate_from(t: TimeClaim):
+        if fld == "onset":
+            return t.a
+        if t.kind == "onset":
+            return [t.a, t.a + claim.b - claim.a]
+        return None if t.kind == "window" else [t.a, t.b]
+
+    if conflict and len(agree) <= len(conflict):
+        # the signal arbitrates against each conflicting claim
+        results = []
+        for t in conflict:
+            vote, votes = (_arbitrate(x, pres, known, claim, t) if pres else (0, []))
+            results.append((t, vote, votes))
+        ev["arbitration"] = [{"with": t.qa_id, "vote": vote, "votes": votes}
+                             for t, vote, votes in results]
+        lost = [(t, votes) for t, vote, votes in results if vote < 0]
+        t = (lost[0][0] if lost else conflict[0])
+        est = estimate_from(t)
+        if lost:
+            return LabelVerdict(key, fld, "suspicious", label, est, 0.85,
+                                f"{t.origin} ({t.qa_id}) says the {cls} {what(t)}, and the "
+                                f"signal agrees with it ({'; '.join(v[1] for v in lost[0][1])})",
+                                ev)
+        if all(vote > 0 for _, vote, _ in results):
+            return LabelVerdict(key, fld, "consistent", label, evidence=dict(
+                ev, note=f"conflicts with {', '.join(t.qa_id for t in conflict)}, but the "
+                         "signal supports this label"))
+        if len(conflict) >= 2 and not agree:
+            return LabelVerdict(key, fld, "suspicious", label, est, 0.75,
+                                f"{len(conflict)} other items disagree: {t.origin} ({t.qa_id}) "
+                                f"says the {cls} {what(t)}", ev)
+        if agree:
+            return LabelVerdict(key, fld, "unverifiable", label, est,
+                                reason=f"as many items agree as disagree ({t.qa_id}: the {cls} "
+                                       f"{what(t)}) and the signal cannot tell", evidence=ev)
+        if t.kind == "window":
+            return LabelVerdict(key, fld, "suspicious", label, est, 0.65,
+                                f"{t.origin} ({t.qa_id}) says the {cls} {what(t)}", ev)
+        return LabelVerdict(key, fld, "unverifiable", label, est,
+                            reason=f"conflicts with {t.qa_id} ({what(t)}) and the signal cannot "
+                                   "tell which is wrong", evidence=ev)
+    if agree:
+        # items that agree may share one time offset: the signal can still overrule them
+        if pres and known and claim.kind == "span":  # onsets alone are too weak for this
+            fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
+            f = fit.get("fit")
+            if fit["status"] == "shifted" and f is not None and \
+                    f["gain"] >= cfg.agree_override_gain:
+                d = f["best_shift_s"]
+                est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
+                ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
+                return LabelVerdict(
+                    key, fld, "suspicious", label, est, float(np.clip(0.3 + f["gain"], 0.5, 0.8)),
+                    f"{len(agree)} other item(s) agree, but the source's direction "
+                    f"({f['direction']:.0f} deg) sounds {d:+.1f} s from the labelled "
+                    f"{'span' if fld == 'time_span' else 'onset'}: a time offset shared by "
+                    "these labels?", ev)
+        return LabelVerdict(key, fld, "consistent", label, evidence=ev)
+    if not pres:
+        return LabelVerdict(key, fld, "unverifiable", label,
+                            reason="audio not analysed" if x.doa is None else
+                            "no direction to follow the source by", evidence=ev)
+    fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
+    ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
+    if fit["status"] == "here":
+        return LabelVerdict(key, fld, "consistent", label, evidence=ev)
+    if fit["status"] == "shifted":
+        f = fit["fit"]
+        d = f["best_shift_s"]
+        est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
+        conf = float(np.clip(0.45 + f["gain"], 0.3, 0.95)) * (1.0 if known else 0.8)
+        origin = f"from {f['from']}" if known else "the direction that best explains the label"
+        return LabelVerdict(key, fld, "suspicious", label, est, conf,
+                            f"the source's direction ({f['direction']:.0f} deg, {origin}) sounds "
+                            f"{d:+.1f} s from the labelled "
+                            f"{'span' if fld == 'time_span' else 'onset'}", ev)
+    return LabelVerdict(key, fld, "unverifiable", label,
+                        reason="weak evidence: the source's direction does not clearly sound "
+                               "at the labelled time nor at a shifted one (overlap, "
+                               "reverberation" + (", direction unknown)" if not known else ")"),
+                        evidence=ev)
