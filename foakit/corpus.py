@@ -86,19 +86,7 @@ def analyze_file(
         The per-frame table, None on error.
     """
     path = os.path.join(audio_dir, rel_path)
-    rec = {
-        "audio_id": PurePosixPath(rel_path).stem,
-        "path": rel_path,
-        "status": "ok",
-        "error": None,
-        "sample_rate": None,
-        "duration_s": None,
-        "channels": None,
-        "channel_order": channel_order,
-        "n_sources": None,
-        "events": [],
-        "n_frames": 0,
-    }
+    rec = _new_record(rel_path, channel_order)
     try:
         clip = read_audio(path, channel_order=channel_order)
         rec.update(sample_rate=clip.sample_rate, duration_s=round(clip.duration_s, 6),
@@ -358,35 +346,74 @@ def analyze_corpus(
 
 
 def _run_pool(batches, workers, audio_dir, order, params_d, finish) -> None:
-    """Bounded submission (memory stays flat), results written as they come."""
+    """Bounded submission (memory stays flat), results written as they come.
+
+    A worker that dies (a crash inside a decoder, the OOM killer) breaks the pool and every
+    batch in flight with it: those clips are then retried one at a time in a one-worker pool,
+    where a crash names its clip, which is recorded as an error; the run goes on.
+    """
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     pending = list(reversed(batches))
+    suspects: list[list[str]] = []
+    while pending:
+        for b in _pool_round(ctx, pending, workers, 2 * workers, audio_dir, order, params_d,
+                             finish):
+            suspects.extend([p] for p in b)
+    suspects.reverse()
+    while suspects:
+        for b in _pool_round(ctx, suspects, 1, 1, audio_dir, order, params_d, finish):
+            finish([(_error_record(b[0], order, "the worker process died while analysing "
+                                   "this file (crash or out of memory)"), None)])
+
+
+def _pool_round(ctx, pending, workers, depth, audio_dir, order, params_d, finish
+                ) -> list[list[str]]:
+    """Run batches popped from ``pending`` (at most ``depth`` in flight) until it is empty or
+    the pool breaks; return the batches that were in flight when it broke."""
+    crashed: list[list[str]] = []
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         inflight: dict[cf.Future, list[str]] = {}
-
-        def submit() -> None:
-            while pending and len(inflight) < 2 * workers:
+        while pending or inflight:
+            while pending and len(inflight) < depth and not crashed:
                 b = pending.pop()
                 inflight[pool.submit(_work, audio_dir, b, order, params_d)] = b
-
-        submit()
-        while inflight:
+            if not inflight:
+                break
             done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
             for fut in done:
                 b = inflight.pop(fut)
                 try:
                     results = fut.result()
                 except cf.process.BrokenProcessPool:
-                    raise
+                    crashed.append(b)
+                    continue
                 except Exception as exc:
-                    results = [({"audio_id": PurePosixPath(p).stem, "path": p,
-                                 "status": "error",
-                                 "error": f"internal error: {type(exc).__name__}: {exc}",
-                                 "sample_rate": None, "duration_s": None, "channels": None,
-                                 "channel_order": order, "n_sources": None, "events": [],
-                                 "n_frames": 0}, None) for p in b]
+                    msg = f"internal error: {type(exc).__name__}: {exc}"
+                    results = [(_error_record(p, order, msg), None) for p in b]
                 finish(results)
-            submit()
+    return crashed
+
+
+def _error_record(rel_path: str, order: str, error: str) -> dict:
+    rec = _new_record(rel_path, order)
+    rec.update(status="error", error=error)
+    return rec
+
+
+def _new_record(rel_path: str, order: str) -> dict:
+    return {
+        "audio_id": PurePosixPath(rel_path).stem,
+        "path": rel_path,
+        "status": "ok",
+        "error": None,
+        "sample_rate": None,
+        "duration_s": None,
+        "channels": None,
+        "channel_order": order,
+        "n_sources": None,
+        "events": [],
+        "n_frames": 0,
+    }
 
 
 def load_clips(out_dir: str | os.PathLike) -> dict[str, dict]:

@@ -148,3 +148,28 @@ def test_fuma_corpus_gives_the_same_directions(tmp_path, order):
     ev = load_clips(tmp_path / "o")["c.wav"]["events"][0]
     assert abs(ev["azimuth_deg"] - 120) < 2 and abs(ev["elevation_deg"] + 20) < 2
     assert np.isfinite(ev["confidence"])
+
+
+def _crash_on_marked_files(audio_dir, paths, order, params_d):
+    """Stand-in for corpus._work (module level so the pool can pickle it): a worker that
+    dies the way a crashing decoder would."""
+    from foakit import corpus
+
+    if any("crash" in p for p in paths):
+        os._exit(3)
+    return corpus._REAL_WORK(audio_dir, paths, order, params_d)
+
+
+def test_a_worker_crash_costs_only_its_clip(tmp_path, monkeypatch):
+    from foakit import corpus
+
+    truth = make_corpus(tmp_path / "audio", n=5, bad=False)
+    (tmp_path / "audio" / "clip002.wav").rename(tmp_path / "audio" / "crash.wav")
+    monkeypatch.setattr(corpus, "_REAL_WORK", corpus._work, raising=False)
+    monkeypatch.setattr(corpus, "_work", _crash_on_marked_files)
+    s = corpus.analyze_corpus(tmp_path / "audio", tmp_path / "out", workers=2, batch_size=2,
+                              progress=False)
+    recs = load_clips(tmp_path / "out")
+    assert len(recs) == len(truth) and s.n_ok == 4 and s.n_error == 1
+    assert "worker process died" in recs["crash.wav"]["error"]
+    assert all(r["status"] == "ok" for k, r in recs.items() if k != "crash.wav")
