@@ -203,7 +203,13 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
     band_e = energy[:, lo:hi].sum(axis=-1)
     set_doa_columns(frames, frame_vec, band_e)
-    axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params)
+    # the plain (not onset-weighted) clip histogram finds steady sources
+    sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
+    sv = np.zeros((1, params.az_bins, params.el_bins, 3), np.float32)
+    doa_histogram(intensity, energy, psi, np.where(active, 0, -1).astype(np.int32), lo, hi,
+                  np.float32(params.psi_max), sh, sv, np.zeros((n_frames, 4), np.float32))
+    axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
+                     sh[0], sv[0])
     cones = np.zeros((len(axes), n_frames, 4), np.float32)
     if len(axes):
         cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
@@ -227,15 +233,22 @@ def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_e: np.ndarray) -> 
 
 
 def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n_frames: int,
-              window_frames: int, params: AnalysisParams) -> np.ndarray:
-    """Cone axes of one clip: peaks of its blurred clip histogram (stationary sources) and
-    moving tracks linked from its window peaks.
+              window_frames: int, params: AnalysisParams, steady_hist: np.ndarray | None = None,
+              steady_vsum: np.ndarray | None = None) -> np.ndarray:
+    """Cone axes of one clip: peaks of its blurred onset-weighted clip histogram, then peaks
+    of its plain energy histogram away from those (stationary sources), and moving tracks
+    linked from its window peaks.
 
     Parameters
     ----------
     peaks : ndarray [shape=(n_windows, max_sources, 4)]
     clip_hist : ndarray [shape=(n_az, n_el)]
+        Onset-weighted votes (the direct sound of sources with onsets stands out of their
+        reflections).
     clip_vsum : ndarray [shape=(n_az, n_el, 3)]
+    steady_hist, steady_vsum : ndarray, optional
+        The same with plain energy votes (sources that rarely rise, a hum, a tone);
+        ``steady_peak_rel = 0`` or None skips them.
 
     Returns
     -------
@@ -246,8 +259,20 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
                cell_centers(params.az_bins, params.el_bins), params.clip_peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
+    found = clip_peaks[0][clip_peaks[0][:, 3] > 0]
+    if steady_hist is not None and params.steady_peak_rel > 0:
+        sp = np.zeros((1, params.max_sources, 4), np.float32)
+        pick_peaks(_blur(steady_hist, params.clip_blur_cells)[None], steady_vsum[None],
+                   cell_centers(params.az_bins, params.el_bins), params.steady_peak_rel,
+                   np.cos(np.deg2rad(params.peak_min_sep_deg)),
+                   np.cos(np.deg2rad(params.peak_refine_deg)), sp)
+        cos_sep = np.cos(np.deg2rad(params.peak_min_sep_deg))
+        extra = [p for p in sp[0] if p[3] > 0 and (len(found) == 0 or
+                                                   np.max(found[:, :3] @ p[:3]) < cos_sep)]
+        if extra:
+            found = np.concatenate([found, np.asarray(extra)])[: params.max_sources]
     moving = moving_tracks(link_tracks(peaks, params), params)
-    return source_axes(clip_peaks[0], moving, n_frames, window_frames, params)
+    return source_axes(found, moving, n_frames, window_frames, params)
 
 
 def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.ndarray, *,

@@ -101,6 +101,9 @@ class AnalysisParams:
     clip_peak_rel: float = 0.25
     # Gaussian blur (in cells) of the clip histogram before its peaks are picked
     clip_blur_cells: float = 1.5
+    # steady sources (few onsets): peaks of the plain energy histogram at least this high
+    # relative to its top, away from the onset peaks, are sources too; 0 = off
+    steady_peak_rel: float = 0.3
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
     act_on_db: float = 6.0

@@ -377,6 +377,13 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
                            np.cos(np.deg2rad(params.peak_min_sep_deg)),
                            np.cos(np.deg2rad(params.peak_refine_deg)), peaks, stream=stream)
         del votes
+        # plain-energy clip histograms (steady sources), one "window" per clip
+        steady_window = xp.where(active, xp.arange(n_b)[:, None], -1).astype(xp.int32)
+        steady_hist = xp.zeros((n_b, params.az_bins, params.el_bins), xp.float32)
+        steady_vsum = xp.zeros((n_b, params.az_bins, params.el_bins, 3), xp.float32)
+        kernels.doa_histogram(intensity, energy, psi, steady_window.reshape(-1), lo, hi,
+                              np.float32(params.psi_max), steady_hist, steady_vsum,
+                              xp.zeros((n_b * t, 4), xp.float32), stream=stream)
         # clip histograms (summed windows); their blur and peaks are small host work
         clip_hist = hist.reshape(n_b, n_win, params.az_bins, params.el_bins).sum(axis=1)
         clip_vsum = vsum.reshape(n_b, n_win, params.az_bins, params.el_bins, 3).sum(axis=1)
@@ -388,7 +395,9 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
                           band_e], axis=-1)
         host = {"table": _to_host(table, xp, stream), "peaks": _to_host(peaks, xp, stream),
                 "clip_hist": _to_host(clip_hist, xp, stream),
-                "clip_vsum": _to_host(clip_vsum, xp, stream)}
+                "clip_vsum": _to_host(clip_vsum, xp, stream),
+                "steady_hist": _to_host(steady_hist, xp, stream),
+                "steady_vsum": _to_host(steady_vsum, xp, stream)}
         if keep_hist:
             host["hist"] = _to_host(hist, xp, stream)
         done = _record(xp, stream)
@@ -458,7 +467,8 @@ def launch_cones(st: Stage, *, host_map: Callable = map) -> Stage:
     n_b = st.n_frames.shape[0]
     st.axes = list(host_map(
         clip_axes, [peaks[_clip_windows(st, b)] for b in range(n_b)], list(clip_hist),
-        list(clip_vsum), [int(n) for n in st.n_frames], [st.wf] * n_b, [params] * n_b))
+        list(clip_vsum), [int(n) for n in st.n_frames], [st.wf] * n_b, [params] * n_b,
+        list(np.asarray(st.host["steady_hist"])), list(np.asarray(st.host["steady_vsum"]))))
     k = max((ax.shape[0] for ax in st.axes), default=0)
     if k == 0:
         st.host["cones"] = None
