@@ -209,7 +209,7 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     doa_histogram(intensity, energy, psi, np.where(active, 0, -1).astype(np.int32), lo, hi,
                   np.float32(params.psi_max), sh, sv, np.zeros((n_frames, 4), np.float32))
     axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
-                     sh[0], sv[0])
+                     sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
     cones = np.zeros((len(axes), n_frames, 4), np.float32)
     if len(axes):
         cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
@@ -232,9 +232,17 @@ def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_e: np.ndarray) -> 
                                     0.0).astype(np.float32)
 
 
+def clip_diffuseness(frame_psi: np.ndarray, active: np.ndarray) -> float:
+    """Median broadband diffuseness of a clip's active frames (1 when none is active):
+    about 0-0.2 for dry scenes, 0.5-0.9 in reverberant rooms."""
+    vals = np.asarray(frame_psi)[np.asarray(active, dtype=bool)]
+    vals = vals[np.isfinite(vals)]
+    return float(np.median(vals)) if vals.size else 1.0
+
+
 def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n_frames: int,
               window_frames: int, params: AnalysisParams, steady_hist: np.ndarray | None = None,
-              steady_vsum: np.ndarray | None = None) -> np.ndarray:
+              steady_vsum: np.ndarray | None = None, clip_psi: float = 1.0) -> np.ndarray:
     """Cone axes of one clip: peaks of its blurred onset-weighted clip histogram, then peaks
     of its plain energy histogram away from those (stationary sources), and moving tracks
     linked from its window peaks.
@@ -249,21 +257,27 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
     steady_hist, steady_vsum : ndarray, optional
         The same with plain energy votes (sources that rarely rise, a hum, a tone);
         ``steady_peak_rel = 0`` or None skips them.
+    clip_psi : float
+        :func:`clip_diffuseness`; below ``dry_psi`` the lower ``*_dry`` peak thresholds apply
+        (a dry scene makes no reflection peaks, so weaker sources can be trusted).
 
     Returns
     -------
     ndarray [shape=(n_axes, n_frames, 3), dtype=float32]
     """
+    dry = clip_psi < params.dry_psi
+    onset_rel = params.clip_peak_rel_dry if dry else params.clip_peak_rel
+    steady_rel = params.steady_peak_rel_dry if dry else params.steady_peak_rel
     clip_peaks = np.zeros((1, params.max_sources, 4), np.float32)
     pick_peaks(_blur(clip_hist, params.clip_blur_cells)[None], clip_vsum[None],
-               cell_centers(params.az_bins, params.el_bins), params.clip_peak_rel,
+               cell_centers(params.az_bins, params.el_bins), onset_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), clip_peaks)
     found = clip_peaks[0][clip_peaks[0][:, 3] > 0]
-    if steady_hist is not None and params.steady_peak_rel > 0:
+    if steady_hist is not None and steady_rel > 0:
         sp = np.zeros((1, params.max_sources, 4), np.float32)
         pick_peaks(_blur(steady_hist, params.clip_blur_cells)[None], steady_vsum[None],
-                   cell_centers(params.az_bins, params.el_bins), params.steady_peak_rel,
+                   cell_centers(params.az_bins, params.el_bins), steady_rel,
                    np.cos(np.deg2rad(params.peak_min_sep_deg)),
                    np.cos(np.deg2rad(params.peak_refine_deg)), sp)
         cos_sep = np.cos(np.deg2rad(params.peak_min_sep_deg))

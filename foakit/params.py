@@ -104,6 +104,11 @@ class AnalysisParams:
     # steady sources (few onsets): peaks of the plain energy histogram at least this high
     # relative to its top, away from the onset peaks, are sources too; 0 = off
     steady_peak_rel: float = 0.3
+    # a clip whose active frames' median diffuseness is below dry_psi is dry (no reflection
+    # peaks to fear): its clip peaks need only these relative heights
+    dry_psi: float = 0.4
+    clip_peak_rel_dry: float = 0.1
+    steady_peak_rel_dry: float = 0.15
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
     act_on_db: float = 6.0

@@ -40,7 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import ClipAnalysis, clip_axes, finish_clip, set_doa_columns
+from ..analysis import (
+    ClipAnalysis,
+    clip_axes,
+    clip_diffuseness,
+    finish_clip,
+    set_doa_columns,
+)
 from ..errors import ParameterError
 from ..kernels.histogram import cell_centers
 from ..kernels.spatial import (
@@ -465,10 +471,13 @@ def launch_cones(st: Stage, *, host_map: Callable = map) -> Stage:
     clip_hist = np.asarray(st.host["clip_hist"])
     clip_vsum = np.asarray(st.host["clip_vsum"])
     n_b = st.n_frames.shape[0]
+    table = np.asarray(st.host["table"]).reshape(n_b, st.t, len(_COLS))
     st.axes = list(host_map(
         clip_axes, [peaks[_clip_windows(st, b)] for b in range(n_b)], list(clip_hist),
         list(clip_vsum), [int(n) for n in st.n_frames], [st.wf] * n_b, [params] * n_b,
-        list(np.asarray(st.host["steady_hist"])), list(np.asarray(st.host["steady_vsum"]))))
+        list(np.asarray(st.host["steady_hist"])), list(np.asarray(st.host["steady_vsum"])),
+        [clip_diffuseness(tb[: int(n), 2], tb[: int(n), 1] > 0.5)
+         for tb, n in zip(table, st.n_frames, strict=True)]))
     k = max((ax.shape[0] for ax in st.axes), default=0)
     if k == 0:
         st.host["cones"] = None
