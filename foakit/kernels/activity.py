@@ -15,6 +15,51 @@ __all__ = ["hysteresis", "clean_activity", "segments", "noise_floor"]
 
 
 @numba.njit(cache=True, nogil=True)
+def hysteresis_row(level, on, off, n, out):
+    """One clip of :func:`hysteresis` (its source is also compiled as the CUDA twin's
+    per-thread body)."""
+    for t in range(out.shape[0]):
+        out[t] = 0
+    t = 0
+    while t < n:
+        if level[t] <= off:
+            t += 1
+            continue
+        start = t
+        hit = False
+        while t < n and level[t] > off:
+            if level[t] >= on:
+                hit = True
+            t += 1
+        if hit:
+            for u in range(start, t):
+                out[u] = 1
+
+
+@numba.njit(cache=True, nogil=True)
+def clean_activity_row(active, n, max_gap, min_len):
+    """One clip of :func:`clean_activity` (also the CUDA twin's per-thread body)."""
+    last_end = -1  # one past the last active frame seen
+    for t in range(n):
+        if active[t]:
+            if last_end >= 0 and 0 < t - last_end <= max_gap:
+                for u in range(last_end, t):
+                    active[u] = 1
+            last_end = t + 1
+    t = 0
+    while t < n:
+        if not active[t]:
+            t += 1
+            continue
+        start = t
+        while t < n and active[t]:
+            t += 1
+        if t - start < min_len:
+            for u in range(start, t):
+                active[u] = 0
+
+
+@numba.njit(cache=True, nogil=True)
 def hysteresis(level, on, off, n_valid, out):
     """Double-threshold activity per row.
 
@@ -29,25 +74,8 @@ def hysteresis(level, on, off, n_valid, out):
     out : ndarray [shape=(n_clips, n_frames), dtype=uint8]
         Output: 1 where active.
     """
-    n_clips, n_frames = level.shape
-    for b in range(n_clips):
-        n = n_valid[b]
-        for t in range(n_frames):
-            out[b, t] = 0
-        t = 0
-        while t < n:
-            if level[b, t] <= off[b]:
-                t += 1
-                continue
-            start = t
-            hit = False
-            while t < n and level[b, t] > off[b]:
-                if level[b, t] >= on[b]:
-                    hit = True
-                t += 1
-            if hit:
-                for u in range(start, t):
-                    out[b, u] = 1
+    for b in range(level.shape[0]):
+        hysteresis_row(level[b], on[b], off[b], n_valid[b], out[b])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -61,27 +89,8 @@ def clean_activity(active, n_valid, max_gap, min_len):
     n_valid : ndarray [shape=(n_clips,), dtype=int64]
     max_gap, min_len : int
     """
-    n_clips = active.shape[0]
-    for b in range(n_clips):
-        n = n_valid[b]
-        last_end = -1  # one past the last active frame seen
-        for t in range(n):
-            if active[b, t]:
-                if last_end >= 0 and 0 < t - last_end <= max_gap:
-                    for u in range(last_end, t):
-                        active[b, u] = 1
-                last_end = t + 1
-        t = 0
-        while t < n:
-            if not active[b, t]:
-                t += 1
-                continue
-            start = t
-            while t < n and active[b, t]:
-                t += 1
-            if t - start < min_len:
-                for u in range(start, t):
-                    active[b, u] = 0
+    for b in range(active.shape[0]):
+        clean_activity_row(active[b], n_valid[b], max_gap, min_len)
 
 
 def segments(mask: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ import numpy as np
 from numba import cuda, float64, int32
 from numba.cuda.cudadrv import devicearray as _devicearray
 
+from . import activity as _activity
 from . import histogram as _histogram
 
 __all__ = [
@@ -292,55 +293,23 @@ def _pick_peaks_k(hist, vsum, centers, rel, cos_min_sep, cos_refine, peaks, sm, 
         cuda.syncthreads()  # peaks visible, shared sums read, before the next round
 
 
+# Per-clip scans: the CPU kernels' own row functions, compiled for the device.
+_hysteresis_row = cuda.jit(device=True)(_activity.hysteresis_row.py_func)
+_clean_activity_row = cuda.jit(device=True)(_activity.clean_activity_row.py_func)
+
+
 @cuda.jit
 def _hysteresis_k(level, on, off, n_valid, out):
     b = cuda.grid(1)
-    if b >= level.shape[0]:
-        return
-    n_frames = level.shape[1]
-    n = n_valid[b]
-    for t in range(n_frames):
-        out[b, t] = 0
-    t = 0
-    while t < n:
-        if level[b, t] <= off[b]:
-            t += 1
-            continue
-        start = t
-        hit = False
-        while t < n and level[b, t] > off[b]:
-            if level[b, t] >= on[b]:
-                hit = True
-            t += 1
-        if hit:
-            for u in range(start, t):
-                out[b, u] = 1
+    if b < level.shape[0]:
+        _hysteresis_row(level[b], on[b], off[b], n_valid[b], out[b])
 
 
 @cuda.jit
 def _clean_activity_k(active, n_valid, max_gap, min_len):
     b = cuda.grid(1)
-    if b >= active.shape[0]:
-        return
-    n = n_valid[b]
-    last_end = -1
-    for t in range(n):
-        if active[b, t]:
-            if last_end >= 0 and 0 < t - last_end <= max_gap:
-                for u in range(last_end, t):
-                    active[b, u] = 1
-            last_end = t + 1
-    t = 0
-    while t < n:
-        if not active[b, t]:
-            t += 1
-            continue
-        start = t
-        while t < n and active[b, t]:
-            t += 1
-        if t - start < min_len:
-            for u in range(start, t):
-                active[b, u] = 0
+    if b < active.shape[0]:
+        _clean_activity_row(active[b], n_valid[b], max_gap, min_len)
 
 
 @cuda.jit
