@@ -196,15 +196,10 @@ def write_sobench_corpus(
     list of Scene
         The scenes, in clip order.
     """
-    if int(n_clips) != n_clips or n_clips < 0:
-        raise ParameterError(f"{n_clips=!r} must be a non-negative integer")
     check_tasks(tasks)
-    rng = np.random.default_rng([int(seed), 1])
-    scenes = [
-        random_scene(rng, n_sources=n_sources, duration_s=duration_s, sample_rate=sample_rate,
-                     rt60_s=rt60_s, snr_db=snr_db, allow_motion=allow_motion)
-        for _ in range(int(n_clips))
-    ]
+    scenes = _draw_scenes(n_clips, [int(seed), 1], n_sources=n_sources, duration_s=duration_s,
+                          sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
+                          allow_motion=allow_motion)
     _write_sobench(Path(root), scenes, seed=int(seed), channel_order=channel_order,
                    engine=engine, tasks=tasks, subtype=subtype)
     return scenes
@@ -268,16 +263,13 @@ def write_starss_corpus(
     list of Scene
         The scenes, in clip order.
     """
-    if int(n_clips) != n_clips or n_clips < 0:
-        raise ParameterError(f"{n_clips=!r} must be a non-negative integer")
+    scenes = _draw_scenes(n_clips, [int(seed), 2], n_sources=n_sources, duration_s=duration_s,
+                          sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
+                          allow_motion=allow_motion)
     order = check_channel_order(channel_order)
     root = Path(root)
-    rng = np.random.default_rng([int(seed), 2])
-    scenes, truth = [], []
-    for i in range(int(n_clips)):
-        scene = random_scene(rng, n_sources=n_sources, duration_s=duration_s,
-                             sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
-                             allow_motion=allow_motion)
+    truth = []
+    for i, scene in enumerate(scenes):
         name = f"fold1_room1_mix{i + 1:03d}"
         rel = f"foa_dev/{name}.wav"
         gain = write_wav(root / rel, render_scene(scene, engine=engine), sample_rate,
@@ -287,9 +279,16 @@ def write_starss_corpus(
         with csv_path.open("w", newline="", encoding="utf-8") as fh:
             csv.writer(fh, lineterminator="\n").writerows(starss_rows(scene))
         truth.append(_truth_line(scene, name, rel, gain, order, subtype))
-        scenes.append(scene)
     _write_jsonl(root / "truth" / "scenes.jsonl", truth)
     return scenes
+
+
+def _draw_scenes(n_clips: int, seed: list[int], **kw: Any) -> list[Scene]:
+    """``n_clips`` random scenes from one seeded stream (the corpus writers' shared start)."""
+    if int(n_clips) != n_clips or n_clips < 0:
+        raise ParameterError(f"{n_clips=!r} must be a non-negative integer")
+    rng = np.random.default_rng(seed)
+    return [random_scene(rng, **kw) for _ in range(int(n_clips))]
 
 
 def make_demo_corpus(root: str | os.PathLike, *, n_clips: int = 8, seed: int = 0) -> list[Scene]:
