@@ -6,14 +6,7 @@ import argparse
 import os
 import sys
 
-from ..conventions import CHANNEL_ORDERS
-
-
-def add_common(p: argparse.ArgumentParser) -> None:
-    """Options shared by every command that reads a corpus."""
-    p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
-                   help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+from .common import add_common
 
 
 def register(sub: argparse._SubParsersAction) -> None:

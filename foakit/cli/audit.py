@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from .analyze import add_common
+from .common import add_common
 
 
 def register(sub: argparse._SubParsersAction) -> None:

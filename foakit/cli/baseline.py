@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from ..conventions import CHANNEL_ORDERS
+from .common import add_benchmark_command, run_benchmark
 
 
 def _add_sobench(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,7 @@ def _add_sobench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run, benchmark_run=_run_sobench)
+    p.set_defaults(func=run_benchmark, benchmark_run=_run_sobench)
 
 
 def _run_sobench(args: argparse.Namespace) -> int:
@@ -72,19 +73,7 @@ _BENCHMARKS = (_add_sobench,)
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``baseline`` and its per-benchmark sub-commands to the ``foakit`` parser."""
-    p = sub.add_parser("baseline", help="reference predictions for a benchmark",
-                       description="Write a benchmark's predictions file from a baseline: "
-                       "oracle (labels), prior (trivial answers) or dsp (signal analysis).")
-    bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
-    for add in _BENCHMARKS:
-        add(bench)
-    p.set_defaults(func=run, _parser=p)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``foakit baseline <benchmark>``; returns the exit status (2 without a benchmark)."""
-    handler = getattr(args, "benchmark_run", None)
-    if handler is None:
-        args._parser.print_help(sys.stderr)
-        return 2
-    return int(handler(args))
+    add_benchmark_command(sub, "baseline", help="reference predictions for a benchmark",
+                          description="Write a benchmark's predictions file from a baseline: "
+                       "oracle (labels), prior (trivial answers) or dsp (signal analysis).",
+                          benchmarks=_BENCHMARKS)

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from .common import add_benchmark_command, run_benchmark
+
 
 def _add_sobench(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -49,7 +51,7 @@ def _add_sobench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source-match", choices=("judge", "exact"), default="judge",
                    help="source-identity tasks: leave to the LLM judge (default), or count "
                    "correct when the canonical label appears in the prediction (exact)")
-    p.set_defaults(func=run, benchmark_run=_run_sobench)
+    p.set_defaults(func=run_benchmark, benchmark_run=_run_sobench)
 
 
 def _run_sobench(args: argparse.Namespace) -> int:
@@ -116,18 +118,6 @@ _BENCHMARKS = (_add_sobench,)
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``score`` and its per-benchmark sub-commands to the ``foakit`` parser."""
-    p = sub.add_parser("score", help="score a benchmark's predictions locally",
-                       description="Score a predictions file by a benchmark's official rules.")
-    bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
-    for add in _BENCHMARKS:
-        add(bench)
-    p.set_defaults(func=run, _parser=p)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``foakit score <benchmark>``; returns the exit status (2 without a benchmark)."""
-    handler = getattr(args, "benchmark_run", None)
-    if handler is None:
-        args._parser.print_help(sys.stderr)
-        return 2
-    return int(handler(args))
+    add_benchmark_command(sub, "score", help="score a benchmark's predictions locally",
+                          description="Score a predictions file by a benchmark's official rules.",
+                          benchmarks=_BENCHMARKS)

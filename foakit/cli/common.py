@@ -1,0 +1,35 @@
+"""Pieces shared by the command modules (not a command itself)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..conventions import CHANNEL_ORDERS
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Options shared by every command that reads a corpus."""
+    p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
+                   help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_benchmark_command(sub: argparse._SubParsersAction, name: str, *, help: str,
+                          description: str, benchmarks) -> None:
+    """A command with one sub-command per benchmark (``foakit baseline sobench ...``):
+    each function in ``benchmarks`` adds its sub-parser and sets ``benchmark_run``."""
+    p = sub.add_parser(name, help=help, description=description)
+    bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    for add in benchmarks:
+        add(bench)
+    p.set_defaults(func=run_benchmark, _parser=p)
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    """Run the chosen benchmark's handler; 2 (with the help) when none was named."""
+    handler = getattr(args, "benchmark_run", None)
+    if handler is None:
+        args._parser.print_help(sys.stderr)
+        return 2
+    return int(handler(args))
