@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .conventions import vector_to_direction
 from .events import (
     Event,
     assign_sources,
@@ -225,7 +226,7 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
 def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_e: np.ndarray) -> None:
     """Per-frame direction and vote share from the histogram kernel's ``frame_vec``."""
     voted = frame_vec[:, 3] > 0
-    az, el = _directions(frame_vec[:, :3])
+    az, el = vector_to_direction(frame_vec[:, :3])
     frames["azimuth_deg"] = np.where(voted, az, np.nan).astype(np.float32)
     frames["elevation_deg"] = np.where(voted, el, np.nan).astype(np.float32)
     frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
@@ -314,12 +315,6 @@ def _blur(h: np.ndarray, sigma: float) -> np.ndarray:
     from scipy.ndimage import gaussian_filter
 
     return gaussian_filter(h, sigma, mode=("wrap", "nearest")).astype(h.dtype, copy=False)
-
-
-def _directions(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from .conventions import vector_to_direction
-
-    return vector_to_direction(v)
 
 
 def _mark_sources(frames: dict, events: list[Event], frame_rate: float) -> None:

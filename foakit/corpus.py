@@ -219,8 +219,8 @@ def _manifest(out_dir: Path, audio_dir: str, channel_order: str, params: Analysi
                         f"{out_dir} holds a run with a different {key} "
                         f"({old.get(key)!r}); resume with the same settings or use a new OUT")
             new["created"] = old.get("created")
-    new.setdefault("created", None)
-    new["created"] = new["created"] or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    if not new.get("created"):  # a new run, or an old manifest without the stamp
+        new["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     new["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(new, indent=2))

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .conventions import vector_to_direction
+from .conventions import angular_distance, vector_to_direction
 from .kernels.activity import clean_activity, hysteresis, segments
 from .params import AnalysisParams
 
@@ -310,8 +310,6 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
 
 
 def _close(a: Event, b: Event, deg: float) -> bool:
-    from .conventions import angular_distance
-
     return float(angular_distance(a.azimuth_deg, a.elevation_deg,
                                   b.azimuth_deg, b.elevation_deg)) <= deg
 
