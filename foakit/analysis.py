@@ -14,6 +14,7 @@ from .conventions import vector_to_direction
 from .events import (
     Event,
     assign_sources,
+    echo_axes,
     events_from_cones,
     link_tracks,
     moving_tracks,
@@ -25,7 +26,7 @@ from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features
 from .kernels.histogram import cell_centers, doa_histogram
 from .kernels.peaks import pick_peaks
-from .kernels.spatial import frame_power
+from .kernels.spatial import frame_power, whiten_votes
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -53,8 +54,9 @@ class ClipAnalysis:
     ----------
     frames : dict of ndarray [shape=(n_frames,)]
         The per-frame table (:data:`FRAME_COLUMNS`).  ``azimuth_deg`` / ``elevation_deg`` are
-        the direction of the non-diffuse bins' summed unit vectors (NaN when none voted);
-        ``doa_weight`` the fraction of the frame's band energy that voted; ``source`` the
+        the direction of the non-diffuse bins' summed unit vectors, weighted by their
+        whitened onset votes (NaN when none voted); ``doa_weight`` the fraction of the
+        frame's band votes that passed the diffuseness gate; ``source`` the
         ``source`` id of the strongest event active in the frame (-1 for none).
     events : list of Event
     n_sources : int or None
@@ -195,25 +197,29 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     hist = np.zeros((n_win, params.az_bins, params.el_bins), np.float32)
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
-    doa_histogram(intensity, votes, psi, frame_window, lo, hi, np.float32(params.psi_max),
-                  hist, vsum, frame_vec)
+    pm = np.float32(params.psi_max)
+    white = whiten_votes(votes, psi, active, psi_max=pm, lo=lo, hi=hi,
+                         power=params.vote_whitening)
+    doa_histogram(intensity, white, psi, frame_window, lo, hi, pm, hist, vsum, frame_vec)
     centers = cell_centers(params.az_bins, params.el_bins)
     peaks = np.zeros((n_win, params.max_sources, 4), np.float32)
     pick_peaks(hist, vsum, centers, params.peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
     band_e = energy[:, lo:hi].sum(axis=-1)
-    set_doa_columns(frames, frame_vec, band_e)
+    set_doa_columns(frames, frame_vec, white[:, lo:hi].sum(axis=-1))
     # the plain (not onset-weighted) clip histogram finds steady sources
     sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
     sv = np.zeros((1, params.az_bins, params.el_bins, 3), np.float32)
-    doa_histogram(intensity, energy, psi, np.where(active, 0, -1).astype(np.int32), lo, hi,
-                  np.float32(params.psi_max), sh, sv, np.zeros((n_frames, 4), np.float32))
+    steady = whiten_votes(energy, psi, active, psi_max=pm, lo=lo, hi=hi,
+                          power=params.vote_whitening)
+    doa_histogram(intensity, steady, psi, np.where(active, 0, -1).astype(np.int32), lo, hi,
+                  pm, sh, sv, np.zeros((n_frames, 4), np.float32))
     axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
                      sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
-    cones = np.zeros((len(axes), n_frames, 4), np.float32)
+    cones = np.zeros((len(axes), n_frames, 5), np.float32)
     if len(axes):
-        cone_energy(intensity, energy, psi, lo, hi, np.float32(params.psi_max), axes,
+        cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
     frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
@@ -223,14 +229,15 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
 
 # Host steps shared by the CPU path above and the GPU batches (foakit.gpu.batch).
 
-def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_e: np.ndarray) -> None:
-    """Per-frame direction and vote share from the histogram kernel's ``frame_vec``."""
+def set_doa_columns(frames: dict, frame_vec: np.ndarray, band_votes: np.ndarray) -> None:
+    """Per-frame direction and vote share from the histogram kernel's ``frame_vec``;
+    ``band_votes`` is each frame's total (whitened) vote in the band, gated or not."""
     voted = frame_vec[:, 3] > 0
     az, el = vector_to_direction(frame_vec[:, :3])
     frames["azimuth_deg"] = np.where(voted, az, np.nan).astype(np.float32)
     frames["elevation_deg"] = np.where(voted, el, np.nan).astype(np.float32)
-    frames["doa_weight"] = np.where(band_e > 0, frame_vec[:, 3] / np.maximum(band_e, 1e-30),
-                                    0.0).astype(np.float32)
+    frames["doa_weight"] = np.where(band_votes > 0, np.minimum(
+        frame_vec[:, 3] / np.maximum(band_votes, 1e-30), 1.0), 0.0).astype(np.float32)
 
 
 def clip_diffuseness(frame_psi: np.ndarray, active: np.ndarray) -> float:
@@ -296,8 +303,14 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
                 ) -> ClipAnalysis:
     """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones."""
     fr = grid.frame_rate
+    # reflections and reverberant leakage are what the onset tests guard against; a dry clip
+    # has neither, and there overlapping sources may start without clean onsets of their own
+    wet = clip_diffuseness(frames["diffuseness"], frames["active"]) >= params.dry_psi
+    if wet and len(axes) > 1 and cones.shape[2] > 4:
+        keep = echo_axes(cones[..., 4], params.echo_share)
+        cones, axes = cones[keep], axes[keep]
     events = events_from_cones(cones, axes, frames["active"], frame_iv, frame_rate=fr,
-                               power_scale=power_scale, params=params)
+                               power_scale=power_scale, params=params, onset_support=wet)
     n_sources = assign_sources(events, params)
     _mark_sources(frames, events, fr)
     return ClipAnalysis(

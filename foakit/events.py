@@ -6,7 +6,12 @@
 2. **Events**: for each track, the energy of the non-diffuse bins inside a ``cone_deg`` cone
    around the track's direction is measured per frame; hysteresis on that level (relative to
    the track's own level and to the noise in the cone) gives onsets and offsets, so
-   overlapping sources from different directions become separate events.
+   overlapping sources from different directions become separate events.  In a room the
+   reverberation of every source leaks into every cone, so a segment must start with an
+   onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
+   cone's loud level); it is cut back to its first such onset, or dropped when it has none
+   (unless it starts the clip).  Axes whose onsets are only echoes of a stronger axis's
+   onsets (the same or the next frame) are reflections and dropped first (:func:`echo_axes`).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
@@ -38,6 +43,7 @@ __all__ = [
     "moving_tracks",
     "source_axes",
     "events_from_cones",
+    "echo_axes",
     "assign_sources",
 ]
 
@@ -203,13 +209,15 @@ def events_from_cones(
     frame_rate: float,
     power_scale: float,
     params: AnalysisParams,
+    onset_support: bool = True,
 ) -> list[Event]:
     """Events from the in-cone energy of each track.
 
     Parameters
     ----------
-    cones : ndarray [shape=(n_tracks, n_frames, 4)]
-        :func:`foakit.kernels.cone.cone_energy` output.
+    cones : ndarray [shape=(n_tracks, n_frames, 5)]
+        :func:`foakit.kernels.cone.cone_energy` output (a 4-channel array without onset
+        energies skips the onset support).
     axes : ndarray [shape=(n_tracks, n_frames, 3)]
         Cone axes (zero outside a track's span).
     frame_active : ndarray [shape=(n_frames,), dtype=bool]
@@ -220,6 +228,9 @@ def events_from_cones(
         Frames per second.
     power_scale : float
         Factor turning summed bin energies into mean-square power (Parseval).
+    onset_support : bool
+        Cut segments back to their first in-cone onset (see the module docstring); off for
+        dry clips, where no reverberation leaks into the cones.
     """
     n_tracks, n_frames = cones.shape[:2]
     if n_tracks == 0:
@@ -230,19 +241,26 @@ def events_from_cones(
     span = np.any(axes != 0.0, axis=-1)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
+    ref = np.empty(n_tracks, dtype=np.float32)  # the cone's loud level
     quiet = ~frame_active
     for k in range(n_tracks):
-        ref = float(np.percentile(level[k, span[k]], 95)) if span[k].any() else -200.0
+        ref[k] = np.percentile(level[k, span[k]], 95) if span[k].any() else -200.0
         # the cone's level while nothing is active: what noise alone puts there
         noise = float(np.median(level[k, quiet])) if quiet.sum() >= 10 else -200.0
-        on[k] = max(ref - 20.0, noise + params.act_on_db)
-        off[k] = max(ref - 30.0, noise + params.act_off_db)
+        on[k] = max(ref[k] - 20.0, noise + params.act_on_db)
+        off[k] = max(ref[k] - 30.0, noise + params.act_off_db)
     lv = np.where(span, level, -300.0).astype(np.float32)
     act = np.zeros((n_tracks, n_frames), dtype=np.uint8)
     n_valid = np.full(n_tracks, n_frames, dtype=np.int64)
     hysteresis(lv, on, off, n_valid, act)
-    clean_activity(act, n_valid, int(round(params.event_merge_gap_s * frame_rate)),
-                   int(round(params.min_event_s * frame_rate)))
+    gap = int(round(params.event_merge_gap_s * frame_rate))
+    min_len = int(round(params.min_event_s * frame_rate))
+    if onset_support and params.event_onset_db > 0 and cones.shape[2] > 4:
+        clean_activity(act, n_valid, gap, 0)
+        onset_level = 10.0 * np.log10(np.maximum(cones[..., 4] * power_scale, tiny))
+        for k in range(n_tracks):
+            _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db)
+    clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []
     for k in range(n_tracks):
         for start, stop in segments(act[k]):
@@ -253,6 +271,58 @@ def events_from_cones(
     events = _merge_duplicates(events, params)
     events.sort(key=lambda e: (e.onset_s, e.azimuth_deg or 0.0))
     return events
+
+
+#: frames of look-back when a segment's onset is sought (the level is smoothed over 3 frames)
+_ONSET_LOOKBACK = 3
+
+
+def _onset_support(act: np.ndarray, onset: np.ndarray) -> None:
+    """Cut each active segment of ``act`` (in place) back to its first onset frame; drop it
+    when it has none, unless it starts at the beginning of the clip."""
+    for start, stop in segments(act):
+        a = max(0, start - _ONSET_LOOKBACK)
+        hit = np.flatnonzero(onset[a:stop])
+        if len(hit):
+            act[start:max(start, a + int(hit[0]))] = 0
+        elif start > _ONSET_LOOKBACK:
+            act[start:stop] = 0
+
+
+def echo_axes(onsets: np.ndarray, share: float) -> np.ndarray:
+    """Which cone axes are not echoes of a stronger one.
+
+    Parameters
+    ----------
+    onsets : ndarray [shape=(n_axes, n_frames)]
+        In-cone onset energy per frame (channel 4 of :func:`foakit.kernels.cone.cone_energy`).
+    share : float
+        Axis *b* is an echo of a stronger (more onset energy) kept axis *a* when at least this
+        share of *b*'s onset energy lies in frames where *a*'s onset energy, in the same or
+        the previous frame, is at least as large: a reflection repeats its source's onsets a
+        few milliseconds later and weaker, an independent source has onsets of its own.
+        0 keeps every axis.
+
+    Returns
+    -------
+    ndarray [shape=(n_axes,), dtype=bool]
+    """
+    n = onsets.shape[0]
+    keep = np.ones(n, dtype=bool)
+    if share <= 0 or n < 2:
+        return keep
+    on = np.asarray(onsets, dtype=np.float64)
+    total = on.sum(axis=1)
+    lead = np.maximum(on, np.pad(on, ((0, 0), (1, 0)))[:, :-1])  # frame t or t - 1
+    order = np.argsort(-total, kind="stable")
+    for i, b in enumerate(order):
+        if total[b] <= 0:
+            continue
+        for a in order[:i]:
+            if keep[a] and on[b][lead[a] >= on[b]].sum() >= share * total[b]:
+                keep[b] = False
+                break
+    return keep
 
 
 def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:

@@ -87,6 +87,9 @@ class AnalysisParams:
     onset_frames: int = 2
     # weight of the votes of bins that do not rise (keeps steady sources visible)
     onset_floor: float = 0.05
+    # clip histograms count agreeing frequency bins, not energy: each bin's votes are divided
+    # by its clip total to this power (kernels.spatial.whiten_votes; 0 = plain energy)
+    vote_whitening: float = 1.0
     # DOA histogram grid
     az_bins: int = 72
     el_bins: int = 36
@@ -98,7 +101,7 @@ class AnalysisParams:
     peak_refine_deg: float = 15.0
     max_sources: int = 4
     # clip-level peaks (stationary sources) relative to the clip histogram's highest
-    clip_peak_rel: float = 0.25
+    clip_peak_rel: float = 0.05
     # Gaussian blur (in cells) of the clip histogram before its peaks are picked
     clip_blur_cells: float = 1.5
     # steady sources (few onsets): peaks of the plain energy histogram at least this high
@@ -124,6 +127,13 @@ class AnalysisParams:
     # overlapping sources and reflections make short, weak phantom tracks)
     min_track_weight: float = 0.05
     cone_deg: float = 25.0
+    # a per-source event starts at an onset inside its cone at most this many dB below the
+    # cone's loud level (energy a cone gets from other sources' reverberation has no onsets
+    # of its own); segments with none are dropped unless they start the clip; 0 = off
+    event_onset_db: float = 15.0
+    # an axis whose in-cone onsets coincide (same or next frame) with a stronger axis's
+    # onsets for this share of its onset energy is a reflection of it and dropped; 0 = off
+    echo_share: float = 0.7
     # per-source events: pauses up to this long stay inside one event (a barking dog, a
     # series of knocks is one event, as label sets annotate it)
     event_merge_gap_s: float = 0.3
@@ -148,6 +158,9 @@ class AnalysisParams:
             ("merge_gap_s", self.merge_gap_s >= 0.0),
             ("floor_percentile", 0.0 <= self.floor_percentile <= 100.0),
             ("fmin_hz", 0.0 <= self.fmin_hz < self.fmax_hz),
+            ("vote_whitening", 0.0 <= self.vote_whitening <= 2.0),
+            ("event_onset_db", self.event_onset_db >= 0.0),
+            ("echo_share", 0.0 <= self.echo_share <= 1.0),
         ]
         for name, ok in checks:
             if not ok:

@@ -167,8 +167,8 @@ def ref_clean(active, n, max_gap, min_len):
     return a
 
 
-def ref_cones(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone):
-    out = np.zeros(dirs.shape[:2] + (4,))
+def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
+    out = np.zeros(dirs.shape[:2] + (5,))
     for k in range(dirs.shape[0]):
         for t in range(dirs.shape[1]):
             d = dirs[k, t].astype(float)
@@ -179,7 +179,8 @@ def ref_cones(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone):
                 norm = math.sqrt(float(v @ v))
                 if psi[t, f] > psi_max or norm == 0 or (v / norm) @ d < cos_cone:
                     continue
-                out[k, t] += [*(energy[t, f] * v / norm), energy[t, f]]
+                e = energy[t, f]
+                out[k, t] += [*(e * v / norm), e, e if votes[t, f] >= e else 0.0]
     return out
 
 
@@ -296,13 +297,17 @@ def test_cone_energy_matches_cpu_and_reference(kc):
     dirs /= np.linalg.norm(dirs, axis=-1, keepdims=True)
     dirs = dirs.astype(np.float32)
     dirs[1, 4:7] = 0.0  # outside a track's span
+    # onset bins carry their full energy as their vote, the others a fraction of it
+    votes = np.where(rng.random(energy.shape) < 0.3, energy, 0.05 * energy).astype(np.float32)
     cos_cone = math.cos(math.radians(70))
-    ref = ref_cones(intensity, energy, psi, 1, 22, np.float32(0.8), dirs, cos_cone)
+    ref = ref_cones(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone)
     for mod in (cone, kc):
-        out = np.full((3, 11, 4), 5.0, np.float32)
-        mod.cone_energy(intensity, energy, psi, 1, 22, np.float32(0.8), dirs, cos_cone, out)
+        out = np.full((3, 11, 5), 5.0, np.float32)
+        mod.cone_energy(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
+                        out)
         close(out, ref, 30)
     assert np.all(out[1, 4:7] == 0) and out[0, :, 3].sum() > 0
+    assert 0 < out[0, :, 4].sum() < out[0, :, 3].sum()  # some in-cone bins are onsets
 
 
 @needs_cuda
@@ -386,7 +391,7 @@ def test_cuda_kernels_compile_to_ptx(monkeypatch):
                            types.uint8[:, ::1]),
         kc._clean_activity_k: (types.uint8[:, ::1], types.int64[::1], types.int64,
                                types.int64),
-        kc._cone_energy_k: (f3, f2, f2, types.int64, types.int64, types.float32, f3,
+        kc._cone_energy_k: (f3, f2, f2, f2, types.int64, types.int64, types.float32, f3,
                             types.float64, f3),
     }
     for k, sig in sigs.items():

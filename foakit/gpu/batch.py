@@ -54,6 +54,7 @@ from ..kernels.spatial import (
     frame_power,
     intensity_energy,
     onset_votes,
+    whiten_votes,
 )
 from ..kernels.stft import hann, stft
 from ..params import AnalysisParams, StftGrid
@@ -73,7 +74,8 @@ __all__ = [
 ]
 
 # per-frame columns moved to the host in one copy
-_COLS = ("level", "active", "diffuse", "fx", "fy", "fz", "fw", "ix", "iy", "iz", "band_e")
+_COLS = ("level", "active", "diffuse", "fx", "fy", "fz", "fw", "ix", "iy", "iz", "band_e",
+         "band_votes")
 
 
 def cpu_kernels() -> SimpleNamespace:
@@ -375,21 +377,29 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
         vsum = xp.zeros((n_b * n_win, params.az_bins, params.el_bins, 3), xp.float32)
         frame_vec = xp.zeros((n_b * t, 4), xp.float32)
         votes = _votes(energy.reshape(n_b, t, n_f), params).reshape(n_b * t, n_f)
-        kernels.doa_histogram(intensity, votes, psi, frame_window, lo, hi,
-                              np.float32(params.psi_max), hist, vsum, frame_vec, stream=stream)
+        pm = np.float32(params.psi_max)
+        psi_b = psi.reshape(n_b, t, n_f)
+        white = whiten_votes(votes.reshape(n_b, t, n_f), psi_b, active, psi_max=pm, lo=lo,
+                             hi=hi, power=params.vote_whitening).reshape(n_b * t, n_f)
+        kernels.doa_histogram(intensity, white, psi, frame_window, lo, hi, pm, hist, vsum,
+                              frame_vec, stream=stream)
         centers = xp.asarray(cell_centers(params.az_bins, params.el_bins))
         peaks = xp.zeros((n_b * n_win, params.max_sources, 4), xp.float32)
         kernels.pick_peaks(hist, vsum, centers, params.peak_rel,
                            np.cos(np.deg2rad(params.peak_min_sep_deg)),
                            np.cos(np.deg2rad(params.peak_refine_deg)), peaks, stream=stream)
-        del votes
+        band_votes = white[:, lo:hi].sum(axis=-1)
+        del white
         # plain-energy clip histograms (steady sources), one "window" per clip
         steady_window = xp.where(active, xp.arange(n_b)[:, None], -1).astype(xp.int32)
         steady_hist = xp.zeros((n_b, params.az_bins, params.el_bins), xp.float32)
         steady_vsum = xp.zeros((n_b, params.az_bins, params.el_bins, 3), xp.float32)
-        kernels.doa_histogram(intensity, energy, psi, steady_window.reshape(-1), lo, hi,
-                              np.float32(params.psi_max), steady_hist, steady_vsum,
-                              xp.zeros((n_b * t, 4), xp.float32), stream=stream)
+        steady = whiten_votes(energy.reshape(n_b, t, n_f), psi_b, active, psi_max=pm, lo=lo,
+                              hi=hi, power=params.vote_whitening).reshape(n_b * t, n_f)
+        kernels.doa_histogram(intensity, steady, psi, steady_window.reshape(-1), lo, hi, pm,
+                              steady_hist, steady_vsum, xp.zeros((n_b * t, 4), xp.float32),
+                              stream=stream)
+        del steady
         # clip histograms (summed windows); their blur and peaks are small host work
         clip_hist = hist.reshape(n_b, n_win, params.az_bins, params.el_bins).sum(axis=1)
         clip_vsum = vsum.reshape(n_b, n_win, params.az_bins, params.el_bins, 3).sum(axis=1)
@@ -398,7 +408,7 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
         table = xp.stack([level.reshape(-1), active.reshape(-1).astype(xp.float32),
                           diffuse.reshape(-1), frame_vec[:, 0], frame_vec[:, 1],
                           frame_vec[:, 2], frame_vec[:, 3], band_i[0], band_i[1], band_i[2],
-                          band_e], axis=-1)
+                          band_e, band_votes], axis=-1)
         host = {"table": _to_host(table, xp, stream), "peaks": _to_host(peaks, xp, stream),
                 "clip_hist": _to_host(clip_hist, xp, stream),
                 "clip_vsum": _to_host(clip_vsum, xp, stream),
@@ -410,7 +420,7 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
     return Stage(xp=xp, kernels=kernels, stream=stream, params=params, grid=g,
                  n_samples=n_samples, n_frames=n_frames, t=t, n_win=n_win, wf=wf, lo=lo, hi=hi,
                  power_scale=2.0 / (g.n_fft * wss),
-                 device={"intensity": intensity, "energy": energy, "psi": psi},
+                 device={"intensity": intensity, "energy": energy, "votes": votes, "psi": psi},
                  host=host, done=done, keep_hist=keep_hist, tag=tag)
 
 
@@ -422,9 +432,9 @@ def clip_result(table: np.ndarray, cones: np.ndarray, axes: np.ndarray, peaks: n
 
     Parameters
     ----------
-    table : ndarray [shape=(n_frames, 11), dtype=float32]
+    table : ndarray [shape=(n_frames, 12), dtype=float32]
         The clip's rows of the per-frame table (columns as ``_COLS``).
-    cones : ndarray [shape=(n_axes, n_frames, 4)]
+    cones : ndarray [shape=(n_axes, n_frames, 5)]
     axes : ndarray [shape=(n_axes, n_frames, 3)]
     peaks : ndarray [shape=(n_windows, max_sources, 4)]
     window_hist : ndarray [shape=(n_windows, n_az, n_el)] or None
@@ -446,7 +456,7 @@ def clip_result(table: np.ndarray, cones: np.ndarray, axes: np.ndarray, peaks: n
         "source": np.full(nf, -1, np.int16),
     }
     set_doa_columns(frames, np.ascontiguousarray(table[:, 3:7]),
-                    np.ascontiguousarray(table[:, 10]))
+                    np.ascontiguousarray(table[:, 11]))
     frame_iv = np.ascontiguousarray(table[:, 7:11])
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=n_samples,
                        power_scale=power_scale, params=params, peaks=peaks,
@@ -490,8 +500,8 @@ def launch_cones(st: Stage, *, host_map: Callable = map) -> Stage:
     with _on(st.stream):
         d = st.device
         axes_d = xp.asarray(axes).reshape(k, n_b * st.t, 3)
-        cones = xp.zeros((k, n_b * st.t, 4), xp.float32)
-        st.kernels.cone_energy(d["intensity"], d["energy"], d["psi"], st.lo, st.hi,
+        cones = xp.zeros((k, n_b * st.t, 5), xp.float32)
+        st.kernels.cone_energy(d["intensity"], d["energy"], d["votes"], d["psi"], st.lo, st.hi,
                                np.float32(params.psi_max), axes_d,
                                np.cos(np.deg2rad(params.cone_deg)), cones, stream=st.stream)
         st.host["cones"] = _to_host(cones, xp, st.stream)
@@ -510,7 +520,7 @@ def collect(st: Stage, *, host_map: Callable = map) -> list[ClipAnalysis]:
     peaks = np.asarray(st.host["peaks"])
     cones = st.host.get("cones")
     if cones is not None:
-        cones = np.asarray(cones).reshape(-1, n_b, st.t, 4)
+        cones = np.asarray(cones).reshape(-1, n_b, st.t, 5)
     hist = st.host.get("hist")
     args = []
     for b in range(n_b):
@@ -519,7 +529,7 @@ def collect(st: Stage, *, host_map: Callable = map) -> list[ClipAnalysis]:
         win = _clip_windows(st, b)
         args.append((
             np.ascontiguousarray(table[b, :nf]),
-            np.ascontiguousarray(cones[:k_b, b, :nf]) if k_b else np.zeros((0, nf, 4),
+            np.ascontiguousarray(cones[:k_b, b, :nf]) if k_b else np.zeros((0, nf, 5),
                                                                           np.float32),
             st.axes[b], np.array(peaks[win]),
             None if hist is None else np.array(hist[win]), int(st.n_samples[b]), st.grid,

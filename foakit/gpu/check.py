@@ -45,7 +45,10 @@ _EXACT = ("onset_s", "offset_s", "motion", "source", "distance_proxy")
 FRAME_TOL = {
     "energy_db": (0.0, 1e-3),
     "diffuseness": (0.0, 1e-3),
-    "doa_weight": (0.0, 1e-3),
+    # whitened votes weigh every band bin about alike, so one bin whose diffuseness sits on
+    # the gate and falls on the other side (float32 sums in another order) moves the share
+    # by about 1 / (bins in the band)
+    "doa_weight": (0.0, 1e-2),
 }
 
 

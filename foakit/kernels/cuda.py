@@ -313,8 +313,8 @@ def _clean_activity_k(active, n_valid, max_gap, min_len):
 
 
 @cuda.jit
-def _cone_energy_k(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out):
-    sh = cuda.shared.array((4, MAX_THREADS), float64)
+def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out):
+    sh = cuda.shared.array((5, MAX_THREADS), float64)
     t = cuda.blockIdx.x
     k = cuda.blockIdx.y
     tid = cuda.threadIdx.x
@@ -323,13 +323,14 @@ def _cone_energy_k(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out)
     dy = dirs[k, t, 1]
     dz = dirs[k, t, 2]
     if dx == 0.0 and dy == 0.0 and dz == 0.0:
-        if tid < 4:
+        if tid < 5:
             out[k, t, tid] = 0.0
         return  # uniform across the block
     ax = 0.0
     ay = 0.0
     az = 0.0
     aw = 0.0
+    ao = 0.0
     for f in range(lo + tid, hi, nt):
         if psi[t, f] > psi_max:
             continue
@@ -348,13 +349,16 @@ def _cone_energy_k(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out)
             ay += wgt * uy
             az += wgt * uz
             aw += wgt
+            if votes[t, f] >= wgt:
+                ao += wgt
     sh[0, tid] = ax
     sh[1, tid] = ay
     sh[2, tid] = az
     sh[3, tid] = aw
-    _reduce_sum(sh, 4, tid, nt)
+    sh[4, tid] = ao
+    _reduce_sum(sh, 5, tid, nt)
     if tid == 0:
-        for c in range(4):
+        for c in range(5):
             out[k, t, c] = sh[c, 0]
 
 
@@ -477,7 +481,7 @@ def clean_activity(active, n_valid, max_gap, min_len, *, stream: Any = None) -> 
     ln.finish()
 
 
-def cone_energy(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out, *,
+def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out, *,
                 stream: Any = None) -> None:
     """CUDA twin of :func:`foakit.kernels.cone.cone_energy` (same arguments).
 
@@ -487,7 +491,7 @@ def cone_energy(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out, *,
     if n_dirs == 0 or n_frames == 0:
         return
     ln = _Launch(stream)
-    args = (ln.arg(intensity), ln.arg(energy), ln.arg(psi), int(lo), int(hi), psi_max,
-            ln.arg(dirs), float(cos_cone), ln.arg(out, out=True))
+    args = (ln.arg(intensity), ln.arg(energy), ln.arg(votes), ln.arg(psi), int(lo), int(hi),
+            psi_max, ln.arg(dirs), float(cos_cone), ln.arg(out, out=True))
     _cone_energy_k[(n_frames, n_dirs), _threads(), ln.stream](*args)
     ln.finish()

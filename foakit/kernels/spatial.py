@@ -25,6 +25,7 @@ __all__ = [
     "diffuseness_from_smoothed",
     "frame_power",
     "onset_votes",
+    "whiten_votes",
 ]
 
 
@@ -160,3 +161,47 @@ def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2, floor: float = 0.
     prev /= n_prev
     return xp.where(energy >= ratio * prev, energy, floor * energy).astype(energy.dtype,
                                                                           copy=False)
+
+
+def whiten_votes(votes: Any, psi: Any, active: Any, *, psi_max: float, lo: int, hi: int,
+                 power: float = 1.0) -> Any:
+    """Votes reweighted so that every frequency bin of the band carries the same total.
+
+    In a room, a bin's steady sound reaches the array through a fixed transfer function
+    whose reverberant part points the bin's intensity in one random, frozen direction: a
+    tonal or harmonic source puts all its votes into a few such bins and makes false DOA
+    peaks.  Dividing each bin's votes by its total over the clip's active, non-diffuse frames
+    makes a histogram cell count how many bins agree on a direction (the direct path: all of
+    them) instead of how much energy a few bins hold.  Totals below 3 % of the band's median
+    total count as that floor.
+
+    Parameters
+    ----------
+    votes, psi : ndarray [shape=(..., n_frames, n_bins)]
+        Per-bin votes (or energies) and diffuseness; leading axes are clips.
+    active : ndarray [shape=(..., n_frames), dtype=bool]
+        Frames that vote.
+    psi_max : float
+        Bins more diffuse than this do not vote (as in the histogram kernel).
+    lo, hi : int
+        The voting band; the band's total vote is kept.
+    power : float
+        Exponent of the per-bin total in the divisor: 1 equalises the bins, 0 changes nothing.
+
+    Returns
+    -------
+    ndarray [shape=(..., n_frames, n_bins), dtype=float32]
+    """
+    xp = array_module(votes)
+    if power == 0:
+        return votes
+    used = xp.where((psi <= psi_max) & active[..., None], votes, 0.0)
+    total = used.sum(axis=-2, dtype=xp.float64)[..., None, :]  # (..., 1, n_bins)
+    band = (slice(None),) * (votes.ndim - 1) + (slice(lo, hi),)
+    # a bin that hardly ever votes (no signal there) must not be blown up to full weight
+    floor = 0.03 * xp.median(total[band], axis=-1, keepdims=True)
+    weight = xp.where(total > 0, 1.0 / xp.maximum(xp.maximum(total, floor), 1e-30) ** power, 0.0)
+    kept = (total * weight)[band].sum(axis=-1, keepdims=True)
+    weight *= xp.where(kept > 0, total[band].sum(axis=-1, keepdims=True)
+                       / xp.maximum(kept, 1e-30), 0.0)
+    return (votes * weight).astype(xp.float32)
