@@ -9,8 +9,7 @@
    overlapping sources from different directions become separate events.  In a room the
    reverberation of every source leaks into every cone, so a segment must start with an
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
-   cone's loud level); it is cut back to its first such onset, or dropped when it has none
-   (unless it starts the clip).  Axes whose onsets are only echoes of a stronger axis's
+   cone's loud level); it is cut back to its first such onset, or dropped when it has none.  Axes whose onsets are only echoes of a stronger axis's
    onsets (the same or the next frame) are reflections and dropped first (:func:`echo_axes`).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
@@ -279,13 +278,14 @@ _ONSET_LOOKBACK = 3
 
 def _onset_support(act: np.ndarray, onset: np.ndarray) -> None:
     """Cut each active segment of ``act`` (in place) back to its first onset frame; drop it
-    when it has none, unless it starts at the beginning of the clip."""
+    when it has none.  (A sound already playing when the clip begins has its onset in the
+    first frame: the onset test compares it with the silence before the clip.)"""
     for start, stop in segments(act):
         a = max(0, start - _ONSET_LOOKBACK)
         hit = np.flatnonzero(onset[a:stop])
         if len(hit):
             act[start:max(start, a + int(hit[0]))] = 0
-        elif start > _ONSET_LOOKBACK:
+        else:
             act[start:stop] = 0
 
 

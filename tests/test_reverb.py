@@ -85,11 +85,11 @@ def test_echo_axes_drop_delayed_weaker_copies_only():
 
 def test_onset_support_cuts_leak_and_drops_segments_without_onsets():
     act = np.zeros(60, np.uint8)
-    act[0:8] = 1     # starts the clip: kept even without an onset
+    act[0:8] = 1     # starts the clip with its onset in the first frame
     act[15:35] = 1   # leakage from 15, its own onset at 24
     act[45:55] = 1   # leakage only
     onset = np.zeros(60, bool)
-    onset[24] = True
+    onset[[0, 24]] = True
     _onset_support(act, onset)
     assert np.flatnonzero(act).tolist() == list(range(0, 8)) + list(range(24, 35))
     # an onset just before the level rises (the level is smoothed) still counts
