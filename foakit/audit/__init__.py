@@ -7,6 +7,8 @@
 * :func:`write_report` (:mod:`foakit.audit.report`): flags.jsonl, verdicts.jsonl,
   summary.json, figures, index.md.
 * :mod:`foakit.audit.inject`: known label errors injected into a corpus, to measure an audit.
+* :mod:`foakit.audit.checkpoint`: per-clip checkpoints of the signal evidence, so that a
+  re-run resumes (``estimates_dir``).
 """
 
 from __future__ import annotations

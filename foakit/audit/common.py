@@ -33,9 +33,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from ..conventions import (
 from ..errors import FoakitError, ParameterError
 from ..params import AnalysisParams
 from .doamap import DoaMap, doa_map
+
+if TYPE_CHECKING:
+    from .checkpoint import EstimateStore
 
 __all__ = [
     "VERDICTS",
@@ -324,11 +327,38 @@ def estimate_clip(
     return est
 
 
-def _work(jobs: list[tuple[str, str, bool]], channel_order: str, params_d: dict
-          ) -> list[ClipEstimate]:
+class _Job(NamedTuple):
+    """One clip to analyse; ``ref`` is its checkpoint ``(relative path, key)`` or None."""
+
+    audio_id: str
+    path: str
+    alternative: bool
+    ref: tuple[str, str] | None = None
+
+
+#: The error recorded for a clip whose worker died on it twice (once in its batch, once alone).
+WORKER_DIED = "the worker process died while analysing this file (crash or out of memory)"
+
+
+def _work(jobs: list[_Job], channel_order: str, params_d: dict, folder: str | None
+          ) -> list[tuple[ClipEstimate, dict | None]]:
+    """Analyse a batch; with a checkpoint ``folder``, save each estimate there (the caller
+    appends the index lines once the batch is back)."""
     params = AnalysisParams.from_dict(params_d)
-    return [estimate_clip(a, p, channel_order=channel_order, alternative=alt, params=params)
-            for a, p, alt in jobs]
+    out = []
+    for j in jobs:
+        est = estimate_clip(j.audio_id, j.path, channel_order=channel_order,
+                            alternative=j.alternative, params=params)
+        out.append((est, _checkpoint(folder, est, j)))
+    return out
+
+
+def _checkpoint(folder: str | None, est: ClipEstimate, job: _Job) -> dict | None:
+    if folder is None or job.ref is None:
+        return None
+    from .checkpoint import checkpoint_record
+
+    return checkpoint_record(folder, est, job.ref, job.alternative)
 
 
 def estimate_clips(
@@ -341,8 +371,11 @@ def estimate_clips(
     desc: str = "foakit audit",
     batch_size: int = 4,
     on_result: Callable[[ClipEstimate], None] | None = None,
+    store: EstimateStore | None = None,
+    retry_errors: bool = False,
+    keep: bool = True,
 ) -> dict[str, ClipEstimate]:
-    """Analyse many clips in worker processes.
+    """Analyse many clips in worker processes, resuming from checkpoints.
 
     Parameters
     ----------
@@ -359,62 +392,159 @@ def estimate_clips(
     batch_size : int
         Clips per task.
     on_result : callable, optional
-        Called with each finished :class:`ClipEstimate`.
+        Called with each finished :class:`ClipEstimate` (in no particular order), after its
+        checkpoint is recorded.
+    store : EstimateStore, optional
+        Checkpoints (:mod:`foakit.audit.checkpoint`): clips with a valid one are read back
+        instead of analysed, every other clip is saved there as it finishes.  Its channel
+        order and parameters must be these.
+    retry_errors : bool
+        Analyse again the clips whose checkpoint records a failure.
+    keep : bool
+        Return the estimates; False returns an empty dict and holds none of them, so that
+        memory stays flat when ``on_result`` consumes each one.
 
     Returns
     -------
     dict
-        ``audio_id`` -> :class:`ClipEstimate`.
+        ``audio_id`` -> :class:`ClipEstimate` (empty when ``keep`` is False).
+
+    Raises
+    ------
+    FoakitError
+        A checkpoint cannot be written.
+
+    Notes
+    -----
+    A worker that dies (a crash inside a decoder, the OOM killer) breaks the pool and every
+    batch in flight with it: those clips are then analysed again one at a time in a
+    one-worker pool, where a second death names its clip, which is recorded as an error.
     """
     order = check_channel_order(channel_order)
-    jobs = list(jobs)
     params = params or AnalysisParams()
     params_d = params.to_dict()
     workers = int(workers or os.cpu_count() or 1)
-    batches = [jobs[i:i + batch_size] for i in range(0, len(jobs), batch_size)]
+    folder = os.fspath(store.folder) if store is not None else None
+    todo: list[_Job] = []
+    cached: list[tuple[_Job, dict]] = []
+    n_jobs = 0
+    for aid, path, alt in jobs:
+        n_jobs += 1
+        job = _Job(aid, os.fspath(path), bool(alt), store.ref(path) if store else None)
+        rec = store.lookup(job.ref, alternative=job.alternative, retry_errors=retry_errors) \
+            if store is not None else None
+        if rec is not None:
+            cached.append((job, rec))
+        else:
+            todo.append(job)
+    batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
     out: dict[str, ClipEstimate] = {}
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(jobs), unit="clip", desc=desc, dynamic_ncols=True)
+        bar = tqdm(total=n_jobs, unit="clip", desc=desc, dynamic_ncols=True)
 
-    def finish(results: list[ClipEstimate]) -> None:
-        for r in results:
-            out[r.audio_id] = r
-            if on_result is not None:
-                on_result(r)
+    def deliver(est: ClipEstimate) -> None:
+        if keep:
+            out[est.audio_id] = est
+        if on_result is not None:
+            on_result(est)
         if bar is not None:
-            bar.update(len(results))
+            bar.update(1)
+
+    def finish(results: list[tuple[ClipEstimate, dict | None]]) -> None:
+        if store is not None:  # checkpoints first: a clip is consumed only once it is safe
+            store.commit(r for _, r in results if r is not None)
+        for est, _ in results:
+            deliver(est)
+
+    pending = list(reversed(batches))
+    cached.reverse()
+
+    def load_one() -> bool:
+        """Read one checkpointed clip (done while the workers compute); False when none
+        is left.  An unreadable checkpoint sends its clip back to the queue."""
+        if not cached:
+            return False
+        job, rec = cached.pop()
+        est = store.load(rec, job.audio_id, job.path, alternative=job.alternative)
+        if est is None:
+            pending.insert(0, [job])
+        else:
+            deliver(est)
+        return True
 
     try:
         if workers == 1 or len(batches) <= 1:
-            for b in batches:
-                finish(_work(b, order, params_d))
+            while load_one():
+                pass
+            while pending:
+                finish(_work(pending.pop(), order, params_d, folder))
         else:
-            ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-            pending = list(reversed(batches))
-            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                inflight: dict[cf.Future, list] = {}
-                while pending or inflight:
-                    while pending and len(inflight) < 2 * workers:
-                        b = pending.pop()
-                        inflight[pool.submit(_work, b, order, params_d)] = b
-                    done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
-                    for fut in done:
-                        b = inflight.pop(fut)
-                        try:
-                            finish(fut.result())
-                        except cf.process.BrokenProcessPool:
-                            raise
-                        except Exception as exc:
-                            finish([ClipEstimate(a, p, status="error",
-                                                 error=f"internal error: {type(exc).__name__}: "
-                                                       f"{exc}") for a, p, _ in b])
+            _run_pool(pending, workers, (order, params_d, folder), finish, load_one)
+            while load_one():
+                pass
+            while pending:  # clips whose checkpoint was unreadable, after the pool closed
+                finish(_work(pending.pop(), order, params_d, folder))
+        if store is not None:
+            store.prune()
     finally:
         if bar is not None:
             bar.close()
     return out
+
+
+def _run_pool(pending: list[list[_Job]], workers: int, args: tuple,
+              finish: Callable, idle: Callable[[], bool]) -> None:
+    """Run the batches of ``pending`` in a pool (at most two per worker in flight, so memory
+    stays flat), doing ``idle`` work while waiting; crashed batches are retried clip by clip
+    (see :func:`estimate_clips`)."""
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    suspects: list[list[_Job]] = []
+    while pending:
+        for b in _pool_round(ctx, pending, workers, 2 * workers, args, finish, idle):
+            suspects.extend([j] for j in b)
+    suspects.reverse()
+    while suspects:
+        for b in _pool_round(ctx, suspects, 1, 1, args, finish, idle):
+            est = ClipEstimate(b[0].audio_id, b[0].path, status="error", error=WORKER_DIED)
+            finish([(est, _checkpoint(args[2], est, b[0]))])
+
+
+def _pool_round(ctx, pending: list[list[_Job]], workers: int, depth: int, args: tuple,
+                finish: Callable, idle: Callable[[], bool]) -> list[list[_Job]]:
+    """Run batches popped from ``pending`` until it is empty or the pool breaks; return the
+    batches that were in flight when it broke."""
+    crashed: list[list[_Job]] = []
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        inflight: dict[cf.Future, list[_Job]] = {}
+        while pending or inflight:
+            while pending and len(inflight) < depth and not crashed:
+                b = pending.pop()
+                inflight[pool.submit(_work, b, *args)] = b
+            if not inflight:
+                break
+            done, _ = cf.wait(inflight, timeout=0, return_when=cf.FIRST_COMPLETED)
+            if not done and not idle():
+                done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                b = inflight.pop(fut)
+                try:
+                    results = fut.result()
+                except cf.process.BrokenProcessPool:
+                    crashed.append(b)
+                    continue
+                except FoakitError:
+                    raise  # a checkpoint could not be written: stop, the run can be resumed
+                except Exception as exc:
+                    msg = f"internal error: {type(exc).__name__}: {exc}"
+                    results = []
+                    for j in b:
+                        est = ClipEstimate(j.audio_id, j.path, status="error", error=msg)
+                        results.append((est, _checkpoint(args[2], est, j)))
+                finish(results)
+    return crashed
 
 
 @dataclass
@@ -430,18 +560,23 @@ class AuditResult:
         Counts by verdict and field, the convention block, metrics.
     failures : list of (str, str)
         Files that could not be audited and why.
-    clips : dict
-        ``audio_id`` -> :class:`~foakit.audit.common.ClipEstimate`.
+    clips : mapping
+        ``audio_id`` -> :class:`~foakit.audit.common.ClipEstimate` of the clips analysed
+        without error (read from the checkpoints on access when the audit had a store).
     draw : dict
         Per verdict index, what plots draw as the label (times and directions).
+    checkpoints : dict
+        With a checkpoint store: its folder and how many clips were ``loaded`` from it and
+        ``analysed`` (written to it) by this run; empty without one.
     """
 
     kind: str
     verdicts: list[LabelVerdict]
     summary: dict
     failures: list[tuple[str, str]] = field(default_factory=list)
-    clips: dict[str, ClipEstimate] = field(default_factory=dict)
+    clips: Mapping[str, ClipEstimate] = field(default_factory=dict)
     draw: dict[int, dict] = field(default_factory=dict)
+    checkpoints: dict = field(default_factory=dict)
 
     @property
     def flagged(self) -> list[LabelVerdict]:

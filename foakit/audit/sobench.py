@@ -73,6 +73,7 @@ from ..bench.sobench import QAItem, load_qa, resolve_audio_path
 from ..conventions import check_channel_order
 from ..errors import FoakitError
 from ..params import AnalysisParams
+from .checkpoint import EstimateStore, StoredClips
 from .common import (
     ANGLE_HYPOTHESES,
     AuditResult,
@@ -369,6 +370,8 @@ def audit_sobench(
     params: AnalysisParams | None = None,
     config: SobenchAuditConfig | None = None,
     keep_maps: bool = False,
+    estimates_dir: str | os.PathLike | None = None,
+    retry_errors: bool = False,
 ) -> AuditResult:
     """Audit the labels of an SO-Bench root (``qa/<split>.jsonl`` and its audio).
 
@@ -388,6 +391,14 @@ def audit_sobench(
     keep_maps : bool
         Keep each clip's :class:`~foakit.audit.doamap.DoaMap` in the result (memory grows
         with the corpus); by default maps are dropped once the clip is audited.
+    estimates_dir : str or PathLike, optional
+        Checkpoint folder (:mod:`foakit.audit.checkpoint`): clips analysed by an earlier run
+        with the same audio, channel order and parameters are read back instead of analysed,
+        the others are saved there as they finish, and the result's ``clips`` are read from
+        it on access, so memory does not grow with the corpus.  None: nothing is written and
+        the result holds every analysed clip.
+    retry_errors : bool
+        Analyse again the clips whose checkpoint records a failure.
 
     Returns
     -------
@@ -427,25 +438,37 @@ def audit_sobench(
         jobs.append((aid, str(path), i < cfg.convention_clips))
     verdicts: dict[str, list[LabelVerdict]] = {}
     draws: dict[str, dict] = {}
+    paths: dict[str, str] = {}
     conv: dict[str, dict[str, list[float]]] = {}
     conv_alt: dict[str, dict[str, list[float]]] = {}
+    broken: dict[str, tuple[str, str]] = {}
+    store = EstimateStore(estimates_dir, base_dir=root_p, channel_order=order, params=params) \
+        if estimates_dir is not None else None
+    kept: dict[str, ClipEstimate] = {}
 
+    # everything the audit needs from a clip is taken here, so the clip can be let go
     def consume(clip: ClipEstimate) -> None:
-        cc = claims[clip.audio_id]
-        vs, dr = audit_clip(cc, clip, cfg)
-        verdicts[clip.audio_id] = vs
-        draws.update(dr)
+        aid = clip.audio_id
+        cc = claims[aid]
+        verdicts[aid], draws[aid] = audit_clip(cc, clip, cfg)
+        paths[aid] = clip.path
         if clip.ok:
-            conv[clip.audio_id] = _convention_pairs(cc, clip, cfg, clip.doa)
+            conv[aid] = _convention_pairs(cc, clip, cfg, clip.doa)
             if clip.alt is not None:
-                conv_alt[clip.audio_id] = _convention_pairs(cc, clip, cfg, clip.alt)
+                conv_alt[aid] = _convention_pairs(cc, clip, cfg, clip.alt)
+            if store is None:
+                kept[aid] = clip
         else:
-            failures.append((clip.path, clip.error or "analysis failed"))
+            broken[aid] = (clip.path, clip.error or "analysis failed")
         if not keep_maps:
             drop_doa_maps(clip)
 
-    clips = estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
-                           params=params, desc="foakit audit sobench", on_result=consume)
+    estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
+                   params=params, desc="foakit audit sobench", on_result=consume,
+                   store=store, retry_errors=retry_errors, keep=False)
+    # clips finish in any order (and resumed ones first): everything below goes by job order
+    # or sorted ids, so a resumed run writes what an uninterrupted one does
+    failures += [broken[aid] for aid, _, _ in jobs if aid in broken]
     for aid, cc in claims.items():
         if aid not in verdicts:  # audio missing or refused: corpus checks only
             verdicts[aid], _ = audit_clip(cc, None, cfg)
@@ -455,11 +478,11 @@ def audit_sobench(
     for aid in sorted(verdicts):
         for v in verdicts[aid]:
             qid = v.key["qa_id"]
-            d = dict(draws.get(qid, {}))
-            d.update(audio_id=aid, path=clips[aid].path if aid in clips else None,
-                     item=item_of[qid].record)
+            d = dict(draws.get(aid, {}).get(qid, {}))
+            d.update(audio_id=aid, path=paths.get(aid), item=item_of[qid].record)
             draw[len(out)] = d
             out.append(v)
+    ok_ids = sorted(conv)
     summary = {
         "kind": "sobench",
         "root": os.path.abspath(root_p),
@@ -467,13 +490,16 @@ def audit_sobench(
         "channel_order": order,
         "n_items": len(qa.items),
         "n_audio": len(groups),
-        "n_audio_audited": sum(1 for c in clips.values() if c.ok),
+        "n_audio_audited": len(ok_ids),
         "n_failed": len(failures),
         "duplicate_qa_ids": qa.duplicates,
         "counts": count_verdicts(out),
-        "convention": _convention(conv, conv_alt, order, cfg),
+        "convention": _convention({a: conv[a] for a in ok_ids},
+                                  {a: conv_alt[a] for a in ok_ids if a in conv_alt}, order, cfg),
         "class_vocabulary": vocab,
         "config": cfg.__dict__,
     }
-    return AuditResult("sobench", out, summary, failures,
-                       {a: c for a, c in clips.items() if c.ok}, draw)
+    clips = StoredClips(store, {a: paths[a] for a in ok_ids}, keep_maps=keep_maps) \
+        if store is not None else kept
+    return AuditResult("sobench", out, summary, failures, clips, draw,
+                       checkpoints=store.stats() if store is not None else {})

@@ -47,6 +47,7 @@ from ..conventions import (
 from ..errors import FoakitError, ParameterError
 from ..io import iter_audio_files
 from ..params import AnalysisParams
+from .checkpoint import EstimateStore, StoredClips
 from .common import (
     ANGLE_HYPOTHESES,
     AuditResult,
@@ -500,42 +501,72 @@ def _pairs(audio_dir: str, metadata_dir: str) -> tuple[list[tuple[str, str, Path
     return pairs, failures, unlabelled
 
 
-def _convention(tracks_by_clip: dict, clips: dict[str, ClipEstimate], cfg: StarssAuditConfig,
+@dataclass
+class _Counts:
+    """What the corpus totals need from a :class:`_ClipMatch` (the per-window detail is
+    dropped, so a clip's matching costs memory in proportion to its matched pairs only)."""
+
+    tp: int
+    fp_spatial: int
+    fp: int
+    fn: int
+    n_ref: int
+    errors: np.ndarray
+
+    @classmethod
+    def of(cls, m: _ClipMatch) -> _Counts:
+        return cls(m.tp, m.fp_spatial, m.fp, m.fn, m.n_ref, np.asarray(m.errors, dtype=float))
+
+
+def _clip_counts(tracks: dict[tuple[int, int], SourceTrack], clip: ClipEstimate,
+                 cfg: StarssAuditConfig) -> dict[str, _Counts]:
+    """A clip's window matching under each angle hypothesis and, when the clip was decoded
+    in the other channel order too, under that (``"alt"``)."""
+    out = {h: _Counts.of(_match_clip(tracks, clip.doa, cfg, hypothesis=h))
+           for h in ANGLE_HYPOTHESES}
+    if clip.alt is not None:
+        out["alt"] = _Counts.of(_match_clip(tracks, clip.alt, cfg))
+    return out
+
+
+def _convention(counts: dict[str, dict[str, _Counts]], cfg: StarssAuditConfig,
                 order: str) -> dict:
+    """The convention block from the per-clip :func:`_clip_counts` (clips in sorted order)."""
     scores: dict[str, CandidateScore] = {}
     per_clip: dict[str, dict[str, float]] = {}
     for h in ANGLE_HYPOTHESES:
         tp = n = 0
-        errs: list[float] = []
+        errs: list[np.ndarray] = []
         n_clips = 0
-        for aid, tracks in tracks_by_clip.items():
-            m = _match_clip(tracks, clips[aid].doa, cfg, hypothesis=h)
+        for aid, c in counts.items():
+            m = c[h]
             if m.n_ref == 0:
                 continue
             n_clips += 1
             tp += m.tp
             n += m.n_ref
-            errs += m.errors
+            errs.append(m.errors)
             per_clip.setdefault(aid, {})[h] = m.tp / m.n_ref
+        e = np.concatenate(errs) if errs else np.zeros(0)
         scores[h] = CandidateScore(h, tp / n if n else 0.0,
-                                   float(np.median(errs)) if errs else None, n, n_clips)
+                                   float(np.median(e)) if len(e) else None, n, n_clips)
     redecode = redecode_hypothesis(order)
     tp = n = tp0 = 0
     errs = []
-    alt_clips = [a for a in tracks_by_clip if clips[a].alt is not None]
+    alt_clips = [a for a, c in counts.items() if "alt" in c]
     for aid in alt_clips:
-        m = _match_clip(tracks_by_clip[aid], clips[aid].alt, cfg)
-        m0 = _match_clip(tracks_by_clip[aid], clips[aid].doa, cfg)
+        m, m0 = counts[aid]["alt"], counts[aid]["declared"]
         if m.n_ref == 0:
             continue
         tp += m.tp
         tp0 += m0.tp
         n += m.n_ref
-        errs += m.errors
+        errs.append(m.errors)
         per_clip.setdefault(aid, {})[redecode] = m.tp / m.n_ref
     if alt_clips:
+        e = np.concatenate(errs) if errs else np.zeros(0)
         scores[redecode] = CandidateScore(redecode, tp / n if n else 0.0,
-                                          float(np.median(errs)) if errs else None, n,
+                                          float(np.median(e)) if len(e) else None, n,
                                           len(alt_clips),
                                           declared_agreement_same_clips=tp0 / n if n else None)
     for vals in per_clip.values():
@@ -553,6 +584,8 @@ def audit_starss(
     params: AnalysisParams | None = None,
     config: StarssAuditConfig | None = None,
     keep_maps: bool = False,
+    estimates_dir: str | os.PathLike | None = None,
+    retry_errors: bool = False,
 ) -> AuditResult:
     """Audit a STARSS-shaped corpus: label CSVs against their audio.
 
@@ -573,6 +606,14 @@ def audit_starss(
     keep_maps : bool
         Keep each clip's :class:`~foakit.audit.doamap.DoaMap` in the result (memory grows
         with the corpus); by default maps are dropped once the clip is audited.
+    estimates_dir : str or PathLike, optional
+        Checkpoint folder (:mod:`foakit.audit.checkpoint`): clips analysed by an earlier run
+        with the same audio, channel order and parameters are read back instead of analysed,
+        the others are saved there as they finish, and the result's ``clips`` are read from
+        it on access, so memory does not grow with the corpus.  None: nothing is written and
+        the result holds every analysed clip.
+    retry_errors : bool
+        Analyse again the clips whose checkpoint records a failure.
 
     Returns
     -------
@@ -595,43 +636,60 @@ def audit_starss(
         jobs.append((aid, path, i < cfg.convention_clips))
     per_clip_verdicts: dict[str, list[LabelVerdict]] = {}
     per_clip: dict[str, dict] = {}
+    counts: dict[str, dict[str, _Counts]] = {}
+    window_s: dict[str, float] = {}
+    paths: dict[str, str] = {}
+    broken: dict[str, tuple[str, str]] = {}
+    store = EstimateStore(estimates_dir, base_dir=audio_dir, channel_order=order,
+                          params=params) if estimates_dir is not None else None
+    kept: dict[str, ClipEstimate] = {}
 
+    # everything the audit needs from a clip is taken here, so the clip can be let go
     def consume(clip: ClipEstimate) -> None:
+        aid = clip.audio_id
         if clip.ok:
-            vs, met = audit_tracks(clip.audio_id, tracks_by_clip[clip.audio_id], clip, cfg)
-            per_clip_verdicts[clip.audio_id] = vs
-            per_clip[clip.audio_id] = met
+            tracks = tracks_by_clip[aid]
+            per_clip_verdicts[aid], per_clip[aid] = audit_tracks(aid, tracks, clip, cfg)
+            counts[aid] = _clip_counts(tracks, clip, cfg)
+            window_s[aid] = clip.doa.window_s
+            paths[aid] = clip.path
+            if store is None:
+                kept[aid] = clip
+        else:
+            broken[aid] = (clip.path, clip.error or "analysis failed")
         if not keep_maps:
             drop_doa_maps(clip)
 
-    clips = estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
-                           params=params, desc="foakit audit starss", on_result=consume)
+    estimate_clips(jobs, channel_order=order, workers=workers, progress=progress,
+                   params=params, desc="foakit audit starss", on_result=consume,
+                   store=store, retry_errors=retry_errors, keep=False)
+    # clips finish in any order (and resumed ones first): everything below goes by sorted
+    # ids, so a resumed run writes what an uninterrupted one does
     verdicts: list[LabelVerdict] = []
     draw: dict[int, dict] = {}
     total = _ClipMatch(err={}, support={}, has_peak={})
     for aid in sorted(tracks_by_clip):
-        clip = clips.get(aid)
-        if clip is None:
-            continue
-        if not clip.ok:
-            failures.append((clip.path, clip.error or "analysis failed"))
+        if aid in broken:
+            failures.append(broken[aid])
             tracks_by_clip.pop(aid)
             continue
-        m = _match_clip(tracks_by_clip[aid], clip.doa, cfg)
+        if aid not in counts:
+            continue
+        m = counts[aid]["declared"]
         for name in ("tp", "fp_spatial", "fp", "fn", "n_ref"):
             setattr(total, name, getattr(total, name) + getattr(m, name))
-        total.errors += m.errors
+        total.errors += m.errors.tolist()
         for v in per_clip_verdicts.get(aid, []):
             tr = tracks_by_clip[aid][(v.key["class"], v.key["source"])]
             draw[len(verdicts)] = {
-                "audio_id": aid, "path": clip.path,
+                "audio_id": aid, "path": paths[aid],
                 "label_track": {"time_s": (tr.frames * LABEL_HOP_S + LABEL_HOP_S / 2).tolist(),
                                 "azimuth_deg": tr.azimuth_deg.tolist(),
                                 "elevation_deg": tr.elevation_deg.tolist()},
             }
             verdicts.append(v)
-    ok_clips = {a: clips[a] for a in tracks_by_clip}
-    convention = _convention(tracks_by_clip, ok_clips, cfg, order) if tracks_by_clip else \
+    ok_ids = [a for a in sorted(tracks_by_clip) if a in counts]
+    convention = _convention({a: counts[a] for a in ok_ids}, cfg, order) if ok_ids else \
         decide(order, {})
     summary = {
         "kind": "starss",
@@ -640,17 +698,20 @@ def audit_starss(
         "channel_order": order,
         "n_label_files": len(pairs) + sum(1 for f in failures if f[0].endswith(".csv")
                                           and not any(f[0] == str(p[2]) for p in pairs)),
-        "n_clips_audited": len(tracks_by_clip),
+        "n_clips_audited": len(ok_ids),
         "n_audio_without_labels": unlabelled,
         "n_failed": len(failures),
         "counts": count_verdicts(verdicts),
-        "metrics": {"corpus": _metrics(total), "clips": per_clip,
+        "metrics": {"corpus": _metrics(total), "clips": {a: per_clip[a] for a in ok_ids},
                     "note": "class-agnostic: DOA peaks carry no class; windows of "
-                            f"{next(iter(ok_clips.values())).doa.window_s if ok_clips else 0:.2f}"
+                            f"{window_s[ok_ids[0]] if ok_ids else 0:.2f}"
                             " s"},
         "clip_verdicts": {v: sum(1 for c in per_clip.values() if c["verdict"] == v)
                           for v in ("consistent", "suspicious", "unverifiable")},
         "convention": convention,
         "config": cfg.__dict__,
     }
-    return AuditResult("starss", verdicts, summary, failures, ok_clips, draw)
+    clips = StoredClips(store, {a: paths[a] for a in ok_ids}, keep_maps=keep_maps) \
+        if store is not None else {a: kept[a] for a in ok_ids}
+    return AuditResult("starss", verdicts, summary, failures, clips, draw,
+                       checkpoints=store.stats() if store is not None else {})

@@ -1,7 +1,9 @@
 """``foakit audit sobench ROOT -o DIR`` / ``foakit audit starss --audio A --metadata M -o DIR``.
 
-Label audits (see :mod:`foakit.audit`).  Exit status: 0 every file audited, 1 some files
-failed (listed in ``DIR/summary.json`` and on stderr), 2 usage error.
+Label audits (see :mod:`foakit.audit`).  Each clip's analysis is checkpointed in
+``DIR/estimates/`` (:mod:`foakit.audit.checkpoint`), so re-running with the same ``DIR``
+resumes.  Exit status: 0 every file audited, 1 some files failed (listed in
+``DIR/summary.json`` and on stderr), 2 usage error.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Check every azimuth, elevation, onset and time-span label "
                        "against what the rest of the corpus and the audio say; write "
                        "DIR/flags.jsonl (suspicious labels), DIR/verdicts.jsonl, "
-                       "DIR/summary.json (counts, convention audit), figures and DIR/index.md.")
+                       "DIR/summary.json (counts, convention audit), figures and DIR/index.md. "
+                       "Each clip's analysis is checkpointed in DIR/estimates/: re-running with "
+                       "the same -o DIR resumes (a run killed at any moment loses only the "
+                       "clips in flight); a clip is analysed again when its audio file, the "
+                       "channel order or the analysis parameters change.")
     kinds = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     s = kinds.add_parser("sobench", help="SO-Bench: qa/test.jsonl and its FOA audio",
                          description="Audit the labels of an SO-Bench root.")
@@ -36,10 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("-o", "--out", required=True, metavar="DIR",
+                   help="output folder; an earlier run there is resumed")
     add_common(p)
     p.add_argument("--workers", type=int, default=None,
                    help="analysis processes (default: all cores)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="analyse again the clips an earlier run in DIR recorded as failed")
     p.add_argument("--no-figures", action="store_true", help="write no figures")
     p.add_argument("--max-figures", type=int, default=None, metavar="N",
                    help="figures for at most N flags, the most confident (default: all)")
@@ -55,6 +64,7 @@ def _usage(p: argparse.ArgumentParser):
 
 def run(args: argparse.Namespace) -> int:
     from ..audit import audit_sobench, audit_starss, write_report
+    from ..audit.checkpoint import ESTIMATES_DIR
 
     if args.workers is not None and args.workers < 1:
         print(f"foakit audit: error: --workers {args.workers} must be >= 1", file=sys.stderr)
@@ -64,12 +74,14 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     progress = not args.no_progress
+    resume = dict(estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
+                  retry_errors=args.retry_errors)
     if args.benchmark == "sobench":
         if not os.path.exists(args.root):
             print(f"foakit audit: error: {args.root}: no such folder", file=sys.stderr)
             return 2
         result = audit_sobench(args.root, split=args.split, channel_order=args.channel_order,
-                               workers=args.workers, progress=progress)
+                               workers=args.workers, progress=progress, **resume)
     else:
         for name in ("audio", "metadata"):
             if not os.path.isdir(getattr(args, name)):
@@ -77,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 return 2
         result = audit_starss(args.audio, args.metadata, channel_order=args.channel_order,
-                              workers=args.workers, progress=progress)
+                              workers=args.workers, progress=progress, **resume)
     paths = write_report(result, args.out, figures=not args.no_figures,
                          max_figures=args.max_figures)
     c = result.summary["counts"]["by_verdict"]
@@ -87,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
           f"{c['unverifiable']} unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}; "
           f"{len(result.failures)} file(s) failed -> {paths['index']}", file=sys.stderr)
+    ck = result.checkpoints
+    print(f"  clips: {ck['analysed']} analysed, {ck['loaded']} already done (read from "
+          f"{ck['dir']})", file=sys.stderr)
     for path, err in result.failures[:20]:
         print(f"  error: {path}: {err}", file=sys.stderr)
     if len(result.failures) > 20:
