@@ -9,8 +9,10 @@
    overlapping sources from different directions become separate events.  In a room the
    reverberation of every source leaks into every cone, so a segment must start with an
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
-   cone's loud level); it is cut back to its first such onset, or dropped when it has none.  Axes whose onsets are only echoes of a stronger axis's
-   onsets (the same or the next frame) are reflections and dropped first (:func:`echo_axes`).
+   cone's loud level); it is cut back to its first such onset, or dropped when it has none.
+   Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
+   frame) are reflections and dropped first (:func:`echo_axes`).  Both tests are for
+   reverberant clips only (``dry_psi``).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
@@ -272,6 +274,7 @@ def events_from_cones(
     return events
 
 
+
 #: frames of look-back when a segment's onset is sought (the level is smoothed over 3 frames)
 _ONSET_LOOKBACK = 3
 
@@ -289,19 +292,24 @@ def _onset_support(act: np.ndarray, onset: np.ndarray) -> None:
             act[start:stop] = 0
 
 
-def echo_axes(onsets: np.ndarray, share: float) -> np.ndarray:
+def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.ndarray:
     """Which cone axes are not echoes of a stronger one.
 
     Parameters
     ----------
     onsets : ndarray [shape=(n_axes, n_frames)]
-        In-cone onset energy per frame (channel 4 of :func:`foakit.kernels.cone.cone_energy`).
+        In-cone onset energy per frame (channel 4 of :func:`foakit.kernels.cone.cone_energy`),
+        axes strongest first (the order of the clip-histogram peaks: the precedence-weighted
+        votes, not the onset energy in a cone, tell the direct path from a loud reflection).
     share : float
-        Axis *b* is an echo of a stronger (more onset energy) kept axis *a* when at least this
-        share of *b*'s onset energy lies in frames where *a*'s onset energy, in the same or
-        the previous frame, is at least as large: a reflection repeats its source's onsets a
-        few milliseconds later and weaker, an independent source has onsets of its own.
-        0 keeps every axis.
+        Axis *b* is an echo of an earlier kept axis *a* when at least this share of *b*'s
+        onset energy lies in frames where *a* has an onset too (in the same or the previous
+        frame, at least ``ratio`` times *b*'s): a reflection repeats its source's onsets a
+        few milliseconds later, an independent source has onsets of its own.  0 keeps every
+        axis.
+    ratio : float
+        How strong *a*'s coinciding onset must be, relative to *b*'s (a reflection may
+        carry more energy than the direct sound in some frames).
 
     Returns
     -------
@@ -314,12 +322,11 @@ def echo_axes(onsets: np.ndarray, share: float) -> np.ndarray:
     on = np.asarray(onsets, dtype=np.float64)
     total = on.sum(axis=1)
     lead = np.maximum(on, np.pad(on, ((0, 0), (1, 0)))[:, :-1])  # frame t or t - 1
-    order = np.argsort(-total, kind="stable")
-    for i, b in enumerate(order):
+    for b in range(1, n):
         if total[b] <= 0:
             continue
-        for a in order[:i]:
-            if keep[a] and on[b][lead[a] >= on[b]].sum() >= share * total[b]:
+        for a in range(b):
+            if keep[a] and on[b][lead[a] >= ratio * on[b]].sum() >= share * total[b]:
                 keep[b] = False
                 break
     return keep

@@ -131,7 +131,8 @@ class AnalysisParams:
     # cone's loud level (energy a cone gets from other sources' reverberation has no onsets
     # of its own); segments with none are dropped unless they start the clip; 0 = off
     event_onset_db: float = 15.0
-    # an axis whose in-cone onsets coincide (same or next frame) with a stronger axis's
+    # an axis whose in-cone onsets coincide (same or next frame) with a stronger axis's (an
+    # earlier clip-histogram peak)
     # onsets for this share of its onset energy is a reflection of it and dropped; 0 = off
     echo_share: float = 0.7
     # per-source events: pauses up to this long stay inside one event (a barking dog, a

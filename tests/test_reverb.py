@@ -75,12 +75,19 @@ def test_echo_axes_drop_delayed_weaker_copies_only():
     direct = np.where(rng.random(n) < 0.1, rng.uniform(1, 2, n), 0.0)
     echo = 0.3 * np.roll(direct, 1)  # the next frame, weaker
     other = np.where(rng.random(n) < 0.1, rng.uniform(0.5, 1.0, n), 0.0)  # its own onsets
-    keep = echo_axes(np.stack([echo, direct, other]), 0.7)
-    assert keep.tolist() == [False, True, True]
-    assert echo_axes(np.stack([echo, direct, other]), 0.0).all()
+    keep = echo_axes(np.stack([direct, echo, other]), 0.7)  # strongest peak first
+    assert keep.tolist() == [True, False, True]
+    # in some frames a reflection outweighs the direct sound: still an echo
+    loud = echo.copy()
+    loud[np.flatnonzero(loud)[:3]] *= 6.0
+    assert echo_axes(np.stack([direct, loud, other]), 0.7).tolist() == [True, False, True]
+    assert echo_axes(np.stack([direct, echo, other]), 0.0).all()
     assert echo_axes(direct[None], 0.7).tolist() == [True]
     # an axis with no onsets at all is not called an echo of anything
     assert echo_axes(np.stack([direct, np.zeros(n)]), 0.7).tolist() == [True, True]
+    # an echo of a dropped axis is judged against the kept ones only
+    assert echo_axes(np.stack([other, direct, 0.5 * direct]), 0.7).tolist() == [True, True,
+                                                                               False]
 
 
 def test_onset_support_cuts_leak_and_drops_segments_without_onsets():
