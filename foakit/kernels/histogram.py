@@ -1,4 +1,4 @@
-"""Energy-weighted azimuth x elevation DOA histograms (Numba CPU kernel).
+"""Weighted azimuth x elevation DOA histograms (Numba CPU kernel).
 
 Bins whose diffuseness exceeds ``psi_max`` do not vote.  Next to the weights, each cell
 keeps the weighted sum of unit vectors that fell in it, so peaks can be refined below the
@@ -14,7 +14,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["doa_histogram", "cell_index", "cell_centers", "fast_atan2"]
+__all__ = ["doa_histograms", "cell_index", "cell_centers", "fast_atan2"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -58,33 +58,47 @@ def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[i
 
 
 @numba.njit(cache=True, nogil=True)
-def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, vsum, frame_vec):
-    """Accumulate DOA votes of one clip.
+def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, lo, hi, psi_max,
+                   hist, vsum, frame_vec, steady_hist, steady_vsum):
+    """Accumulate the two DOA histograms of one clip (or batch) in one pass over the bins.
+
+    Every non-diffuse bin is binned once and votes into the onset-weighted histograms
+    (weight ``votes``, windows ``frame_window``; per-frame sums in ``frame_vec``) and into the
+    plain-energy "steady" histograms (weight ``energy``, windows ``steady_window``).  Each
+    histogram receives its votes in the order two separate passes gave (frames, then bins),
+    so the sums are the same bit for bit.
 
     Parameters
     ----------
     intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
         Active intensity (Ix, Iy, Iz) per bin.
-    energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
-        Energy (the vote weight) and diffuseness per bin.
-    frame_window : ndarray [shape=(n_frames,), dtype=int32]
-        DOA window of each frame; frames with -1 do not vote into ``hist`` / ``vsum``.
+    votes, energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
+        Onset-weighted vote weight, energy (the steady vote weight) and diffuseness per bin.
+    frame_window, steady_window : ndarray [shape=(n_frames,), dtype=int32]
+        Window of each frame in ``hist`` / ``steady_hist``; -1: the frame does not vote
+        there (``frame_vec`` gets its votes whatever its window).
     lo, hi : int
         Bins ``lo <= f < hi`` vote.
     psi_max : float
         Bins with ``psi > psi_max`` do not vote.
     hist : ndarray [shape=(n_windows, n_az, n_el), dtype=float32]
-        Output, accumulated into: weights per cell.
+        Output, accumulated into: ``votes`` per cell.
     vsum : ndarray [shape=(n_windows, n_az, n_el, 3), dtype=float32]
-        Output, accumulated into: weighted unit vectors per cell.
+        Output, accumulated into: ``votes``-weighted unit vectors per cell.
     frame_vec : ndarray [shape=(n_frames, 4), dtype=float32]
-        Output, accumulated into: per frame weighted unit-vector sum (x, y, z) and weight.
+        Output, accumulated into: per frame ``votes``-weighted unit-vector sum (x, y, z) and
+        weight.
+    steady_hist : ndarray [shape=(n_steady, n_az, n_el), dtype=float32]
+        Output, accumulated into: ``energy`` per cell.
+    steady_vsum : ndarray [shape=(n_steady, n_az, n_el, 3), dtype=float32]
+        Output, accumulated into: ``energy``-weighted unit vectors per cell.
     """
-    n_frames = energy.shape[0]
+    n_frames = votes.shape[0]
     n_az = hist.shape[1]
     n_el = hist.shape[2]
     for t in range(n_frames):
         w_idx = frame_window[t]
+        s_idx = steady_window[t]
         for f in range(lo, hi):
             p = psi[t, f]
             if p > psi_max:
@@ -95,7 +109,7 @@ def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, v
             norm = math.sqrt(ix * ix + iy * iy + iz * iz)
             if norm <= 0.0:
                 continue
-            wgt = energy[t, f]
+            wgt = votes[t, f]
             ux = ix / norm
             uy = iy / norm
             uz = iz / norm
@@ -103,13 +117,20 @@ def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, v
             frame_vec[t, 1] += wgt * uy
             frame_vec[t, 2] += wgt * uz
             frame_vec[t, 3] += wgt
-            if w_idx < 0:
+            if w_idx < 0 and s_idx < 0:
                 continue
             ia, ie = cell_index(ux, uy, uz, n_az, n_el)
-            hist[w_idx, ia, ie] += wgt
-            vsum[w_idx, ia, ie, 0] += wgt * ux
-            vsum[w_idx, ia, ie, 1] += wgt * uy
-            vsum[w_idx, ia, ie, 2] += wgt * uz
+            if w_idx >= 0:
+                hist[w_idx, ia, ie] += wgt
+                vsum[w_idx, ia, ie, 0] += wgt * ux
+                vsum[w_idx, ia, ie, 1] += wgt * uy
+                vsum[w_idx, ia, ie, 2] += wgt * uz
+            if s_idx >= 0:
+                e = energy[t, f]
+                steady_hist[s_idx, ia, ie] += e
+                steady_vsum[s_idx, ia, ie, 0] += e * ux
+                steady_vsum[s_idx, ia, ie, 1] += e * uy
+                steady_vsum[s_idx, ia, ie, 2] += e * uz
 
 
 @functools.lru_cache(maxsize=8)
