@@ -57,7 +57,9 @@ def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[i
     return ia, ie
 
 
-@numba.njit(cache=True, nogil=True)
+# error_model="numpy": no zero-division test (blocks vectorisation); the kernel never divides
+# by zero (non-voting bins are scaled by 1)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, lo, hi, psi_max,
                    hist, vsum, frame_vec, steady_hist, steady_vsum):
     """Accumulate the two DOA histograms of one clip (or batch) in one pass over the bins.
@@ -96,30 +98,52 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
     n_frames = votes.shape[0]
     n_az = hist.shape[1]
     n_el = hist.shape[2]
+    nb = max(hi - lo, 0)
+    # per frame: unit vectors and cells of all band bins first (branch-free loops that LLVM
+    # vectorises), then the votes in bin order (the sums' order, hence their bits, unchanged)
+    vote = np.empty(nb, np.bool_)
+    ux_ = np.empty(nb, np.float32)
+    uy_ = np.empty(nb, np.float32)
+    uz_ = np.empty(nb, np.float32)
+    ia_ = np.empty(nb, np.int64)
+    ie_ = np.empty(nb, np.int64)
     for t in range(n_frames):
         w_idx = frame_window[t]
         s_idx = steady_window[t]
-        for f in range(lo, hi):
-            p = psi[t, f]
-            if p > psi_max:
-                continue
-            ix = intensity[0, t, f]
-            iy = intensity[1, t, f]
-            iz = intensity[2, t, f]
+        bx = intensity[0, t, lo:hi]
+        by = intensity[1, t, lo:hi]
+        bz = intensity[2, t, lo:hi]
+        bp = psi[t, lo:hi]
+        for j in range(nb):
+            ix = bx[j]
+            iy = by[j]
+            iz = bz[j]
             norm = math.sqrt(ix * ix + iy * iy + iz * iz)
-            if norm <= 0.0:
+            ok = not bp[j] > psi_max and not norm <= 0.0  # negated: NaN votes, as ever
+            vote[j] = ok
+            nn = norm if ok else np.float32(1.0)
+            ux_[j] = ix / nn
+            uy_[j] = iy / nn
+            uz_[j] = iz / nn
+        if w_idx >= 0 or s_idx >= 0:
+            for j in range(nb):
+                ia, ie = cell_index(ux_[j], uy_[j], uz_[j], n_az, n_el)
+                ia_[j] = ia
+                ie_[j] = ie
+        for j in range(nb):
+            if not vote[j]:
                 continue
+            f = lo + j
             wgt = votes[t, f]
-            ux = ix / norm
-            uy = iy / norm
-            uz = iz / norm
+            ux = ux_[j]
+            uy = uy_[j]
+            uz = uz_[j]
             frame_vec[t, 0] += wgt * ux
             frame_vec[t, 1] += wgt * uy
             frame_vec[t, 2] += wgt * uz
             frame_vec[t, 3] += wgt
-            if w_idx < 0 and s_idx < 0:
-                continue
-            ia, ie = cell_index(ux, uy, uz, n_az, n_el)
+            ia = ia_[j]
+            ie = ie_[j]
             if w_idx >= 0:
                 hist[w_idx, ia, ie] += wgt
                 vsum[w_idx, ia, ie, 0] += wgt * ux
