@@ -22,6 +22,7 @@ references are deleted, and every clip with a line is skipped.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import json
 import multiprocessing
 import os
@@ -113,6 +114,27 @@ def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict):
     params = AnalysisParams.from_dict(params_d)
     return [analyze_file(audio_dir, p, channel_order=channel_order, params=params)
             for p in paths]
+
+
+def keep_freed_memory() -> None:
+    """Let glibc keep freed memory in the process instead of handing it back to the kernel.
+
+    Each clip allocates and frees some 15 MB of NumPy arrays (4 MB each for the frames and
+    their spectrum).  Depending on the heap's history, glibc's adaptive thresholds either
+    reuse them or return them to the kernel; some runs then paid about 2000 page faults per
+    clip (over a third of its time), others none.  Fixed thresholds make the reuse certain.
+    Peak memory is unchanged: the heap stays at the largest clip's working set.  A no-op
+    where ``mallopt`` is missing (not glibc).  Called in the worker processes and by the
+    ``foakit analyze`` command for its own process (library callers' processes are left
+    alone).
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_mmap_threshold, 32 << 20)  # glibc's maximum on 64-bit
+    mallopt(m_trim_threshold, 128 << 20)
 
 
 def _frames_table(results: list[tuple[dict, dict | None]]):
@@ -371,7 +393,8 @@ def _pool_round(ctx, pending, workers, depth, audio_dir, order, params_d, finish
     """Run batches popped from ``pending`` (at most ``depth`` in flight) until it is empty or
     the pool breaks; return the batches that were in flight when it broke."""
     crashed: list[list[str]] = []
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                initializer=keep_freed_memory) as pool:
         inflight: dict[cf.Future, list[str]] = {}
         while pending or inflight:
             while pending and len(inflight) < depth and not crashed:
