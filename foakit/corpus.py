@@ -120,11 +120,11 @@ def keep_freed_memory() -> None:
     """Let glibc keep freed memory in the process instead of handing it back to the kernel.
 
     Each clip allocates and frees some 15 MB of NumPy arrays (4 MB each for the frames and
-    their spectrum).  Depending on the heap's history, glibc's adaptive thresholds either
-    reuse them or return them to the kernel; some runs then paid about 2000 page faults per
-    clip (over a third of its time), others none.  Fixed thresholds make the reuse certain.
-    Peak memory is unchanged: the heap stays at the largest clip's working set.  A no-op
-    where ``mallopt`` is missing (not glibc).  Called in the worker processes and by the
+    their spectrum).  Under glibc's adaptive thresholds they went back to the kernel after
+    every clip and were faulted in again: about 2000 page faults per 10 s clip, a third of
+    its time.  With fixed thresholds the heap keeps and reuses them; peak memory is
+    unchanged (the heap stays at the largest clip's working set).  A no-op where
+    ``mallopt`` is missing (not glibc).  Called in the worker processes and by the
     ``foakit analyze`` command for its own process (library callers' processes are left
     alone).
     """
