@@ -69,13 +69,22 @@ def cone_energy(intensity, energy, psi, lo, hi, psi_max, dirs, cos_cone, out):
             dz = dirs[k, t, 2]
             if dx == 0.0 and dy == 0.0 and dz == 0.0:
                 continue
+            # sums in registers: the same float32 additions in the same order
+            sx = out[k, t, 0]
+            sy = out[k, t, 1]
+            sz = out[k, t, 2]
+            sw = out[k, t, 3]
             for j in range(nb):
                 ux = ux_[j]
                 uy = uy_[j]
                 uz = uz_[j]
                 if vote[j] and ux * dx + uy * dy + uz * dz >= cos_cone:
                     wgt = wt[j]
-                    out[k, t, 0] += wgt * ux
-                    out[k, t, 1] += wgt * uy
-                    out[k, t, 2] += wgt * uz
-                    out[k, t, 3] += wgt
+                    sx += wgt * ux
+                    sy += wgt * uy
+                    sz += wgt * uz
+                    sw += wgt
+            out[k, t, 0] = sx
+            out[k, t, 1] = sy
+            out[k, t, 2] = sz
+            out[k, t, 3] = sw

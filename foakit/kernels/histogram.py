@@ -130,6 +130,11 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
                 ia, ie = cell_index(ux_[j], uy_[j], uz_[j], n_az, n_el)
                 ia_[j] = ia
                 ie_[j] = ie
+        # the frame's sums in registers (same float32 additions in the same order)
+        fx = frame_vec[t, 0]
+        fy = frame_vec[t, 1]
+        fz = frame_vec[t, 2]
+        fw = frame_vec[t, 3]
         for j in range(nb):
             if not vote[j]:
                 continue
@@ -138,10 +143,10 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
             ux = ux_[j]
             uy = uy_[j]
             uz = uz_[j]
-            frame_vec[t, 0] += wgt * ux
-            frame_vec[t, 1] += wgt * uy
-            frame_vec[t, 2] += wgt * uz
-            frame_vec[t, 3] += wgt
+            fx += wgt * ux
+            fy += wgt * uy
+            fz += wgt * uz
+            fw += wgt
             ia = ia_[j]
             ie = ie_[j]
             if w_idx >= 0:
@@ -155,6 +160,10 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
                 steady_vsum[s_idx, ia, ie, 0] += e * ux
                 steady_vsum[s_idx, ia, ie, 1] += e * uy
                 steady_vsum[s_idx, ia, ie, 2] += e * uz
+        frame_vec[t, 0] = fx
+        frame_vec[t, 1] = fy
+        frame_vec[t, 2] = fz
+        frame_vec[t, 3] = fw
 
 
 @functools.lru_cache(maxsize=8)
