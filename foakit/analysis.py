@@ -24,7 +24,7 @@ from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features
-from .kernels.histogram import cell_centers, doa_histogram
+from .kernels.histogram import cell_centers, doa_histograms
 from .kernels.peaks import pick_peaks
 from .kernels.spatial import frame_power, whiten_votes
 from .kernels.stft import hann, stft
@@ -200,7 +200,15 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     pm = np.float32(params.psi_max)
     white = whiten_votes(votes, psi, active, psi_max=pm, lo=lo, hi=hi,
                          power=params.vote_whitening)
-    doa_histogram(intensity, white, psi, frame_window, lo, hi, pm, hist, vsum, frame_vec)
+    steady = whiten_votes(energy, psi, active, psi_max=pm, lo=lo, hi=hi,
+                          power=params.vote_whitening)
+    # next to the onset-weighted window histograms, the plain (not onset-weighted) clip
+    # histogram, which finds steady sources
+    sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
+    sv = np.zeros((1, params.az_bins, params.el_bins, 3), np.float32)
+    doa_histograms(intensity, white, steady, psi, frame_window,
+                   np.where(active, 0, -1).astype(np.int32), lo, hi, pm, hist, vsum,
+                   frame_vec, sh, sv)
     centers = cell_centers(params.az_bins, params.el_bins)
     peaks = np.zeros((n_win, params.max_sources, 4), np.float32)
     pick_peaks(hist, vsum, centers, params.peak_rel,
@@ -208,13 +216,6 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
     band_e = energy[:, lo:hi].sum(axis=-1)
     set_doa_columns(frames, frame_vec, white[:, lo:hi].sum(axis=-1))
-    # the plain (not onset-weighted) clip histogram finds steady sources
-    sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
-    sv = np.zeros((1, params.az_bins, params.el_bins, 3), np.float32)
-    steady = whiten_votes(energy, psi, active, psi_max=pm, lo=lo, hi=hi,
-                          power=params.vote_whitening)
-    doa_histogram(intensity, steady, psi, np.where(active, 0, -1).astype(np.int32), lo, hi,
-                  pm, sh, sv, np.zeros((n_frames, 4), np.float32))
     axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
                      sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
     cones = np.zeros((len(axes), n_frames, 5), np.float32)

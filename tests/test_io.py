@@ -23,6 +23,19 @@ def test_reads_rates_and_sample_formats(tmp_path, sr, subtype, tol):
     assert np.abs(clip.samples - x).max() <= tol
 
 
+@pytest.mark.parametrize("name,subtype", [("a.wav", "PCM_16"), ("a.wav", "PCM_24"),
+                                          ("a.flac", "PCM_16"), ("a.wav", "FLOAT")])
+def test_samples_equal_libsndfile_float_decoding(tmp_path, name, subtype):
+    """16-bit WAV is read as integers and scaled in foakit: the floats must be libsndfile's."""
+    rng = np.random.default_rng(4)
+    x = np.clip(rng.normal(size=(4, 3000)) * 0.4, -1, 1)
+    x[:, :3] = [-1.0, 1.0, 0.99999]  # full scale both ways
+    path = write(tmp_path / name, x, subtype=subtype)
+    ref = sf.read(path, dtype="float32", always_2d=True)[0].T
+    clip = read_audio(path)
+    assert clip.samples.dtype == np.float32 and np.array_equal(clip.samples, ref)
+
+
 def test_flac_and_fuma_are_converted_to_ambix(tmp_path):
     x = plane_wave_scene([(-70, 20, 0.1, 0.5)], duration=0.6)
     fuma = from_internal(x, "fuma")

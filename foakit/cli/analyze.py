@@ -43,7 +43,7 @@ def report(summary, out=sys.stderr) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..corpus import analyze_corpus
+    from ..corpus import analyze_corpus, keep_freed_memory
 
     if args.workers is not None and args.workers < 1:
         print(f"foakit analyze: error: --workers {args.workers} must be >= 1", file=sys.stderr)
@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.audio_dir):
         print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
         return 2
+    keep_freed_memory()  # this process is ours (workers=1 analyses in it)
     summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
                              workers=args.workers, progress=not args.no_progress,
                              backend=args.backend, retry_errors=args.retry_errors,

@@ -18,7 +18,8 @@ Two stages, one host round trip per batch (never one per clip):
 1. :func:`submit` (asynchronous on ``stream``): STFT (cuFFT), intensity and energy
    (:mod:`foakit.kernels.spatial`, shared with the CPU path's reference code), frame levels,
    noise-floor percentiles, hysteresis activity, time sums and diffuseness, onset votes,
-   DOA histograms and window peaks (CUDA kernels), clip histograms; the per-frame table,
+   DOA histograms (onset-weighted per window and plain-energy per clip, one pass) and window
+   peaks (CUDA kernels), clip histograms; the per-frame table,
    peaks and clip histograms are copied to pinned host memory.
 2. :func:`launch_cones` (waits for stage 1): per clip on the host, ``analysis.clip_axes`` (clip
    peaks of the blurred clip histogram, window tracks, cone axes: the CPU code), then cone
@@ -90,7 +91,7 @@ def cpu_kernels() -> SimpleNamespace:
         return call
 
     return SimpleNamespace(
-        doa_histogram=wrap(histogram.doa_histogram), pick_peaks=wrap(peaks.pick_peaks),
+        doa_histograms=wrap(histogram.doa_histograms), pick_peaks=wrap(peaks.pick_peaks),
         hysteresis=wrap(activity.hysteresis), clean_activity=wrap(activity.clean_activity),
         cone_energy=wrap(cone.cone_energy))
 
@@ -381,8 +382,17 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
         psi_b = psi.reshape(n_b, t, n_f)
         white = whiten_votes(votes.reshape(n_b, t, n_f), psi_b, active, psi_max=pm, lo=lo,
                              hi=hi, power=params.vote_whitening).reshape(n_b * t, n_f)
-        kernels.doa_histogram(intensity, white, psi, frame_window, lo, hi, pm, hist, vsum,
-                              frame_vec, stream=stream)
+        steady = whiten_votes(energy.reshape(n_b, t, n_f), psi_b, active, psi_max=pm, lo=lo,
+                              hi=hi, power=params.vote_whitening).reshape(n_b * t, n_f)
+        # and in the same pass the plain-energy clip histograms (steady sources), one
+        # "window" per clip
+        steady_window = xp.where(active, xp.arange(n_b)[:, None], -1).astype(xp.int32)
+        steady_hist = xp.zeros((n_b, params.az_bins, params.el_bins), xp.float32)
+        steady_vsum = xp.zeros((n_b, params.az_bins, params.el_bins, 3), xp.float32)
+        kernels.doa_histograms(intensity, white, steady, psi, frame_window,
+                               steady_window.reshape(-1), lo, hi, pm, hist, vsum, frame_vec,
+                               steady_hist, steady_vsum, stream=stream)
+        del steady
         centers = xp.asarray(cell_centers(params.az_bins, params.el_bins))
         peaks = xp.zeros((n_b * n_win, params.max_sources, 4), xp.float32)
         kernels.pick_peaks(hist, vsum, centers, params.peak_rel,
@@ -390,16 +400,6 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
                            np.cos(np.deg2rad(params.peak_refine_deg)), peaks, stream=stream)
         band_votes = white[:, lo:hi].sum(axis=-1)
         del white
-        # plain-energy clip histograms (steady sources), one "window" per clip
-        steady_window = xp.where(active, xp.arange(n_b)[:, None], -1).astype(xp.int32)
-        steady_hist = xp.zeros((n_b, params.az_bins, params.el_bins), xp.float32)
-        steady_vsum = xp.zeros((n_b, params.az_bins, params.el_bins, 3), xp.float32)
-        steady = whiten_votes(energy.reshape(n_b, t, n_f), psi_b, active, psi_max=pm, lo=lo,
-                              hi=hi, power=params.vote_whitening).reshape(n_b * t, n_f)
-        kernels.doa_histogram(intensity, steady, psi, steady_window.reshape(-1), lo, hi, pm,
-                              steady_hist, steady_vsum, xp.zeros((n_b * t, 4), xp.float32),
-                              stream=stream)
-        del steady
         # clip histograms (summed windows); their blur and peaks are small host work
         clip_hist = hist.reshape(n_b, n_win, params.az_bins, params.el_bins).sum(axis=1)
         clip_vsum = vsum.reshape(n_b, n_win, params.az_bins, params.el_bins, 3).sum(axis=1)

@@ -1,14 +1,14 @@
 """Numba CUDA twins of the CPU kernels, with the same signatures and semantics.
 
-========================  =======================================  ==========================
-CPU kernel                CUDA twin here                           launch
-========================  =======================================  ==========================
-``histogram.doa_histogram``  :func:`doa_histogram` (atomics)       one block per frame
-``peaks.pick_peaks``         :func:`pick_peaks`                    one block per window
-``activity.hysteresis``      :func:`hysteresis`                    one thread per clip
-``activity.clean_activity``  :func:`clean_activity`                one thread per clip
-``cone.cone_energy``         :func:`cone_energy`                   one block per (frame, axis)
-========================  =======================================  ==========================
+============================  ================================  ===========================
+CPU kernel                    CUDA twin here                    launch
+============================  ================================  ===========================
+``histogram.doa_histograms``  :func:`doa_histograms` (atomics)  one block per frame
+``peaks.pick_peaks``          :func:`pick_peaks`                one block per window
+``activity.hysteresis``       :func:`hysteresis`                one thread per clip
+``activity.clean_activity``   :func:`clean_activity`            one thread per clip
+``cone.cone_energy``          :func:`cone_energy`               one block per (frame, axis)
+============================  ================================  ===========================
 
 Each host wrapper takes the CPU kernel's arguments plus a keyword ``stream`` (None for the
 default stream, a Numba stream, or a CuPy stream).  Arrays may be NumPy arrays (copied to the
@@ -44,7 +44,7 @@ from . import histogram as _histogram
 __all__ = [
     "THREADS",
     "MAX_THREADS",
-    "doa_histogram",
+    "doa_histograms",
     "pick_peaks",
     "hysteresis",
     "clean_activity",
@@ -101,8 +101,8 @@ def _reduce_argmax(shv, shi, tid, nt):
 # ------------------------------------------------------------------------------ kernels
 
 @cuda.jit
-def _doa_histogram_k(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, vsum,
-                     frame_vec):
+def _doa_histograms_k(intensity, votes, energy, psi, frame_window, steady_window, lo, hi,
+                      psi_max, hist, vsum, frame_vec, steady_hist, steady_vsum):
     sh = cuda.shared.array((4, MAX_THREADS), float64)
     t = cuda.blockIdx.x
     tid = cuda.threadIdx.x
@@ -110,6 +110,7 @@ def _doa_histogram_k(intensity, energy, psi, frame_window, lo, hi, psi_max, hist
     n_az = hist.shape[1]
     n_el = hist.shape[2]
     w_idx = frame_window[t]
+    s_idx = steady_window[t]
     ax = 0.0
     ay = 0.0
     az = 0.0
@@ -123,7 +124,7 @@ def _doa_histogram_k(intensity, energy, psi, frame_window, lo, hi, psi_max, hist
         norm = math.sqrt(ix * ix + iy * iy + iz * iz)
         if norm <= 0.0:
             continue
-        wgt = energy[t, f]
+        wgt = votes[t, f]
         ux = ix / norm
         uy = iy / norm
         uz = iz / norm
@@ -131,13 +132,20 @@ def _doa_histogram_k(intensity, energy, psi, frame_window, lo, hi, psi_max, hist
         ay += wgt * uy
         az += wgt * uz
         aw += wgt
-        if w_idx < 0:
+        if w_idx < 0 and s_idx < 0:
             continue
         ia, ie = _cell_index(ux, uy, uz, n_az, n_el)
-        cuda.atomic.add(hist, (w_idx, ia, ie), wgt)
-        cuda.atomic.add(vsum, (w_idx, ia, ie, 0), wgt * ux)
-        cuda.atomic.add(vsum, (w_idx, ia, ie, 1), wgt * uy)
-        cuda.atomic.add(vsum, (w_idx, ia, ie, 2), wgt * uz)
+        if w_idx >= 0:
+            cuda.atomic.add(hist, (w_idx, ia, ie), wgt)
+            cuda.atomic.add(vsum, (w_idx, ia, ie, 0), wgt * ux)
+            cuda.atomic.add(vsum, (w_idx, ia, ie, 1), wgt * uy)
+            cuda.atomic.add(vsum, (w_idx, ia, ie, 2), wgt * uz)
+        if s_idx >= 0:
+            e = energy[t, f]
+            cuda.atomic.add(steady_hist, (s_idx, ia, ie), e)
+            cuda.atomic.add(steady_vsum, (s_idx, ia, ie, 0), e * ux)
+            cuda.atomic.add(steady_vsum, (s_idx, ia, ie, 1), e * uy)
+            cuda.atomic.add(steady_vsum, (s_idx, ia, ie, 2), e * uz)
     sh[0, tid] = ax
     sh[1, tid] = ay
     sh[2, tid] = az
@@ -418,22 +426,23 @@ class _Launch:
             self.stream.synchronize()
 
 
-def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, vsum, frame_vec,
-                  *, stream: Any = None) -> None:
-    """CUDA twin of :func:`foakit.kernels.histogram.doa_histogram` (same arguments).
+def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, lo, hi,
+                   psi_max, hist, vsum, frame_vec, steady_hist, steady_vsum, *,
+                   stream: Any = None) -> None:
+    """CUDA twin of :func:`foakit.kernels.histogram.doa_histograms` (same arguments).
 
-    ``hist`` / ``vsum`` / ``frame_vec`` are accumulated into.  Launch: one block per frame,
-    :data:`THREADS` threads striding over the bins; cell votes by atomics, frame sums by a
-    block reduction.
+    The outputs are accumulated into.  Launch: one block per frame, :data:`THREADS` threads
+    striding over the bins; cell votes by atomics, frame sums by a block reduction.
     """
-    n_frames = energy.shape[0]
+    n_frames = votes.shape[0]
     if n_frames == 0 or hi <= lo:
         return
     ln = _Launch(stream)
-    args = (ln.arg(intensity), ln.arg(energy), ln.arg(psi), ln.arg(frame_window), int(lo),
-            int(hi), psi_max, ln.arg(hist, out=True), ln.arg(vsum, out=True),
-            ln.arg(frame_vec, out=True))
-    _doa_histogram_k[n_frames, _threads(), ln.stream](*args)
+    args = (ln.arg(intensity), ln.arg(votes), ln.arg(energy), ln.arg(psi),
+            ln.arg(frame_window), ln.arg(steady_window), int(lo), int(hi), psi_max,
+            ln.arg(hist, out=True), ln.arg(vsum, out=True), ln.arg(frame_vec, out=True),
+            ln.arg(steady_hist, out=True), ln.arg(steady_vsum, out=True))
+    _doa_histograms_k[n_frames, _threads(), ln.stream](*args)
     ln.finish()
 
 

@@ -16,7 +16,11 @@ import numpy as np
 __all__ = ["dirac_features"]
 
 
-@numba.njit(cache=True, nogil=True)
+# Loops run over contiguous rows of one frame with reductions kept apart from element-wise
+# work, so LLVM vectorises them; every value is computed by the same operations in the same
+# order as in one loop per bin.  error_model="numpy": the diffuseness is computed before its
+# ``ae > tiny`` test (a branch-free loop) and may divide by zero there, unused.
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, intensity,
                    energy, psi, frame_psi, votes):
     """Intensity, energy, diffuseness per bin, broadband diffuseness per frame, DOA votes.
@@ -42,75 +46,87 @@ def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, int
     """
     n_frames = spec.shape[1]
     n_bins = spec.shape[2]
+    prev = np.empty(n_bins, np.float64)
     for t in range(n_frames):
+        sw, sy, sz, sx = spec[0, t], spec[1, t], spec[2, t], spec[3, t]
+        ix_, iy_, iz_ = intensity[0, t], intensity[1, t], intensity[2, t]
+        en = energy[t]
+        ps = psi[t]
         for f in range(n_bins):
-            w = spec[0, t, f]
-            y = spec[1, t, f]
-            z = spec[2, t, f]
-            x = spec[3, t, f]
+            w = sw[f]
+            y = sy[f]
+            z = sz[f]
+            x = sx[f]
             wr, wi = w.real, w.imag
-            intensity[0, t, f] = wr * x.real + wi * x.imag
-            intensity[1, t, f] = wr * y.real + wi * y.imag
-            intensity[2, t, f] = wr * z.real + wi * z.imag
-            energy[t, f] = 0.5 * (wr * wr + wi * wi + x.real * x.real + x.imag * x.imag
-                                  + y.real * y.real + y.imag * y.imag
-                                  + z.real * z.real + z.imag * z.imag)
-            psi[t, f] = 1.0
+            ix_[f] = wr * x.real + wi * x.imag
+            iy_[f] = wr * y.real + wi * y.imag
+            iz_[f] = wr * z.real + wi * z.imag
+            en[f] = 0.5 * (wr * wr + wi * wi + x.real * x.real + x.imag * x.imag
+                           + y.real * y.real + y.imag * y.imag
+                           + z.real * z.real + z.imag * z.imag)
+            ps[f] = 1.0
+        vt = votes[t]
+        if onset_ratio <= 0.0:
+            for f in range(n_bins):
+                vt[f] = en[f]
+            continue
         for f in range(n_bins):
-            e = energy[t, f]
-            if onset_ratio <= 0.0:
-                votes[t, f] = e
-                continue
-            prev = 0.0
-            for k in range(1, n_prev + 1):
-                if t - k >= 0:
-                    prev += energy[t - k, f]
-            votes[t, f] = e if e >= onset_ratio * (prev / n_prev) else onset_floor * e
+            prev[f] = 0.0
+        for k in range(1, min(n_prev, t) + 1):
+            ek = energy[t - k]
+            for f in range(n_bins):
+                prev[f] += ek[f]
+        for f in range(n_bins):
+            e = en[f]
+            vt[f] = e if e >= onset_ratio * (prev[f] / n_prev) else onset_floor * e
     half = n_smooth // 2
     after = n_smooth - half  # window [t - half, t + after)
     nb = hi - lo
     acc = np.zeros((4, nb), dtype=np.float64)
+    a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
     # prime with frames [0, after - 1)
     for t in range(min(after - 1, n_frames)):
-        for j in range(nb):
-            f = lo + j
-            acc[0, j] += intensity[0, t, f]
-            acc[1, j] += intensity[1, t, f]
-            acc[2, j] += intensity[2, t, f]
-            acc[3, j] += energy[t, f]
+        _add_rows(a0, a1, a2, a3, intensity, energy, t, lo, hi, 1.0)
     tiny = np.float64(np.finfo(np.float32).tiny)
     for t in range(n_frames):
         add = t + after - 1
         drop = t - half - 1
         if add < n_frames:
-            for j in range(nb):
-                f = lo + j
-                acc[0, j] += intensity[0, add, f]
-                acc[1, j] += intensity[1, add, f]
-                acc[2, j] += intensity[2, add, f]
-                acc[3, j] += energy[add, f]
+            _add_rows(a0, a1, a2, a3, intensity, energy, add, lo, hi, 1.0)
         if drop >= 0:
-            for j in range(nb):
-                f = lo + j
-                acc[0, j] -= intensity[0, drop, f]
-                acc[1, j] -= intensity[1, drop, f]
-                acc[2, j] -= intensity[2, drop, f]
-                acc[3, j] -= energy[drop, f]
+            _add_rows(a0, a1, a2, a3, intensity, energy, drop, lo, hi, -1.0)
+        pt = psi[t, lo:hi]
+        for j in range(nb):
+            ax, ay, az, ae = a0[j], a1[j], a2[j], a3[j]
+            p = 1.0 - math.sqrt(ax * ax + ay * ay + az * az) / ae
+            if ae > tiny:
+                pt[j] = min(max(p, 0.0), 1.0)
         sx = 0.0
         sy = 0.0
         sz = 0.0
         se = 0.0
         for j in range(nb):
-            ax, ay, az, ae = acc[0, j], acc[1, j], acc[2, j], acc[3, j]
-            sx += ax
-            sy += ay
-            sz += az
-            se += ae
-            if ae > tiny:
-                p = 1.0 - math.sqrt(ax * ax + ay * ay + az * az) / ae
-                psi[t, lo + j] = min(max(p, 0.0), 1.0)
+            sx += a0[j]
+            sy += a1[j]
+            sz += a2[j]
+            se += a3[j]
         if se > tiny:
             fp = 1.0 - math.sqrt(sx * sx + sy * sy + sz * sz) / se
             frame_psi[t] = min(max(fp, 0.0), 1.0)
         else:
             frame_psi[t] = 1.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_rows(a0, a1, a2, a3, intensity, energy, t, lo, hi, sign):
+    """``acc += sign * (Ix, Iy, Iz, E)[t, lo:hi]``; sign is +-1, so exactly a sum or a
+    difference."""
+    b0 = intensity[0, t, lo:hi]
+    b1 = intensity[1, t, lo:hi]
+    b2 = intensity[2, t, lo:hi]
+    b3 = energy[t, lo:hi]
+    for j in range(b3.shape[0]):
+        a0[j] += sign * b0[j]
+        a1[j] += sign * b1[j]
+        a2[j] += sign * b2[j]
+        a3[j] += sign * b3[j]

@@ -1,4 +1,4 @@
-"""Energy-weighted azimuth x elevation DOA histograms (Numba CPU kernel).
+"""Weighted azimuth x elevation DOA histograms (Numba CPU kernel).
 
 Bins whose diffuseness exceeds ``psi_max`` do not vote.  Next to the weights, each cell
 keeps the weighted sum of unit vectors that fell in it, so peaks can be refined below the
@@ -14,7 +14,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["doa_histogram", "cell_index", "cell_centers", "fast_atan2"]
+__all__ = ["doa_histograms", "cell_index", "cell_centers", "fast_atan2"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -57,59 +57,113 @@ def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[i
     return ia, ie
 
 
-@numba.njit(cache=True, nogil=True)
-def doa_histogram(intensity, energy, psi, frame_window, lo, hi, psi_max, hist, vsum, frame_vec):
-    """Accumulate DOA votes of one clip.
+# error_model="numpy": no zero-division test (blocks vectorisation); the kernel never divides
+# by zero (non-voting bins are scaled by 1)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, lo, hi, psi_max,
+                   hist, vsum, frame_vec, steady_hist, steady_vsum):
+    """Accumulate the two DOA histograms of one clip (or batch) in one pass over the bins.
+
+    Every non-diffuse bin is binned once and votes into the onset-weighted histograms
+    (weight ``votes``, windows ``frame_window``; per-frame sums in ``frame_vec``) and into the
+    plain-energy "steady" histograms (weight ``energy``, windows ``steady_window``).  Each
+    histogram receives its votes in the order two separate passes gave (frames, then bins),
+    so the sums are the same bit for bit.
 
     Parameters
     ----------
     intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
         Active intensity (Ix, Iy, Iz) per bin.
-    energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
-        Energy (the vote weight) and diffuseness per bin.
-    frame_window : ndarray [shape=(n_frames,), dtype=int32]
-        DOA window of each frame; frames with -1 do not vote into ``hist`` / ``vsum``.
+    votes, energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
+        Onset-weighted vote weight, energy (the steady vote weight) and diffuseness per bin.
+    frame_window, steady_window : ndarray [shape=(n_frames,), dtype=int32]
+        Window of each frame in ``hist`` / ``steady_hist``; -1: the frame does not vote
+        there (``frame_vec`` gets its votes whatever its window).
     lo, hi : int
         Bins ``lo <= f < hi`` vote.
     psi_max : float
         Bins with ``psi > psi_max`` do not vote.
     hist : ndarray [shape=(n_windows, n_az, n_el), dtype=float32]
-        Output, accumulated into: weights per cell.
+        Output, accumulated into: ``votes`` per cell.
     vsum : ndarray [shape=(n_windows, n_az, n_el, 3), dtype=float32]
-        Output, accumulated into: weighted unit vectors per cell.
+        Output, accumulated into: ``votes``-weighted unit vectors per cell.
     frame_vec : ndarray [shape=(n_frames, 4), dtype=float32]
-        Output, accumulated into: per frame weighted unit-vector sum (x, y, z) and weight.
+        Output, accumulated into: per frame ``votes``-weighted unit-vector sum (x, y, z) and
+        weight.
+    steady_hist : ndarray [shape=(n_steady, n_az, n_el), dtype=float32]
+        Output, accumulated into: ``energy`` per cell.
+    steady_vsum : ndarray [shape=(n_steady, n_az, n_el, 3), dtype=float32]
+        Output, accumulated into: ``energy``-weighted unit vectors per cell.
     """
-    n_frames = energy.shape[0]
+    n_frames = votes.shape[0]
     n_az = hist.shape[1]
     n_el = hist.shape[2]
+    nb = max(hi - lo, 0)
+    # per frame: unit vectors and cells of all band bins first (branch-free loops that LLVM
+    # vectorises), then the votes in bin order (the sums' order, hence their bits, unchanged)
+    vote = np.empty(nb, np.bool_)
+    ux_ = np.empty(nb, np.float32)
+    uy_ = np.empty(nb, np.float32)
+    uz_ = np.empty(nb, np.float32)
+    ia_ = np.empty(nb, np.int64)
+    ie_ = np.empty(nb, np.int64)
     for t in range(n_frames):
         w_idx = frame_window[t]
-        for f in range(lo, hi):
-            p = psi[t, f]
-            if p > psi_max:
-                continue
-            ix = intensity[0, t, f]
-            iy = intensity[1, t, f]
-            iz = intensity[2, t, f]
+        s_idx = steady_window[t]
+        bx = intensity[0, t, lo:hi]
+        by = intensity[1, t, lo:hi]
+        bz = intensity[2, t, lo:hi]
+        bp = psi[t, lo:hi]
+        for j in range(nb):
+            ix = bx[j]
+            iy = by[j]
+            iz = bz[j]
             norm = math.sqrt(ix * ix + iy * iy + iz * iz)
-            if norm <= 0.0:
+            ok = not bp[j] > psi_max and not norm <= 0.0  # negated: NaN votes, as ever
+            vote[j] = ok
+            nn = norm if ok else np.float32(1.0)
+            ux_[j] = ix / nn
+            uy_[j] = iy / nn
+            uz_[j] = iz / nn
+        if w_idx >= 0 or s_idx >= 0:
+            for j in range(nb):
+                ia, ie = cell_index(ux_[j], uy_[j], uz_[j], n_az, n_el)
+                ia_[j] = ia
+                ie_[j] = ie
+        # the frame's sums in registers (same float32 additions in the same order)
+        fx = frame_vec[t, 0]
+        fy = frame_vec[t, 1]
+        fz = frame_vec[t, 2]
+        fw = frame_vec[t, 3]
+        for j in range(nb):
+            if not vote[j]:
                 continue
-            wgt = energy[t, f]
-            ux = ix / norm
-            uy = iy / norm
-            uz = iz / norm
-            frame_vec[t, 0] += wgt * ux
-            frame_vec[t, 1] += wgt * uy
-            frame_vec[t, 2] += wgt * uz
-            frame_vec[t, 3] += wgt
-            if w_idx < 0:
-                continue
-            ia, ie = cell_index(ux, uy, uz, n_az, n_el)
-            hist[w_idx, ia, ie] += wgt
-            vsum[w_idx, ia, ie, 0] += wgt * ux
-            vsum[w_idx, ia, ie, 1] += wgt * uy
-            vsum[w_idx, ia, ie, 2] += wgt * uz
+            f = lo + j
+            wgt = votes[t, f]
+            ux = ux_[j]
+            uy = uy_[j]
+            uz = uz_[j]
+            fx += wgt * ux
+            fy += wgt * uy
+            fz += wgt * uz
+            fw += wgt
+            ia = ia_[j]
+            ie = ie_[j]
+            if w_idx >= 0:
+                hist[w_idx, ia, ie] += wgt
+                vsum[w_idx, ia, ie, 0] += wgt * ux
+                vsum[w_idx, ia, ie, 1] += wgt * uy
+                vsum[w_idx, ia, ie, 2] += wgt * uz
+            if s_idx >= 0:
+                e = energy[t, f]
+                steady_hist[s_idx, ia, ie] += e
+                steady_vsum[s_idx, ia, ie, 0] += e * ux
+                steady_vsum[s_idx, ia, ie, 1] += e * uy
+                steady_vsum[s_idx, ia, ie, 2] += e * uz
+        frame_vec[t, 0] = fx
+        frame_vec[t, 1] = fy
+        frame_vec[t, 2] = fz
+        frame_vec[t, 3] = fw
 
 
 @functools.lru_cache(maxsize=8)

@@ -33,6 +33,15 @@ def _smooth(h, out):
 
 
 @numba.njit(cache=True, nogil=True)
+def _any_positive(h):
+    for a in range(h.shape[0]):
+        for e in range(h.shape[1]):
+            if h[a, e] > 0.0:
+                return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
 def pick_peaks(hist, vsum, centers, rel, cos_min_sep, cos_refine, peaks):
     """Pick and refine up to ``peaks.shape[1]`` peaks per window.
 
@@ -60,6 +69,8 @@ def pick_peaks(hist, vsum, centers, rel, cos_min_sep, cos_refine, peaks):
         for k in range(max_peaks):
             for c in range(4):
                 peaks[w, k, c] = 0.0
+        if not _any_positive(hist[w]):
+            continue  # its smoothed maximum would be <= 0 too: no peak (inactive windows)
         _smooth(hist[w], sm)
         top = 0.0
         for a in range(n_az):
