@@ -17,6 +17,7 @@ from .events import (
     echo_axes,
     events_from_cones,
     link_tracks,
+    moving_or_stationary,
     moving_tracks,
     source_axes,
 )
@@ -307,6 +308,9 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     # reflections and reverberant leakage are what the onset tests guard against; a dry clip
     # has neither, and there overlapping sources may start without clean onsets of their own
     wet = clip_diffuseness(frames["diffuseness"], frames["active"]) >= params.dry_psi
+    if len(axes) > 1:
+        keep = moving_or_stationary(cones, axes, params)
+        cones, axes = cones[keep], axes[keep]
     if wet and len(axes) > 1 and cones.shape[2] > 4:
         keep = echo_axes(cones[..., 4], params.echo_share)
         cones, axes = cones[keep], axes[keep]

@@ -43,6 +43,7 @@ __all__ = [
     "track_axes",
     "moving_tracks",
     "source_axes",
+    "moving_or_stationary",
     "events_from_cones",
     "echo_axes",
     "assign_sources",
@@ -172,28 +173,72 @@ def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
 
 def source_axes(clip_peaks: np.ndarray, moving: list[Track], n_frames: int,
                 window_frames: int, params: AnalysisParams) -> np.ndarray:
-    """Cone axes: one constant axis per clip-level DOA peak (stationary sources: the whole
-    clip's votes make their direct paths stand out of reflections), one moving axis per
-    moving track; clip peaks on a moving track's path (its smear) are dropped.
+    """Cone axes: one moving axis per moving track, then one constant axis per clip-level DOA
+    peak (stationary sources: the whole clip's votes make their direct paths stand out of
+    reflections).  Clip peaks on a moving track's path stay: either they are the smear of a
+    moving source or the track is a stationary source's wandering peaks, and only the cone
+    energies tell which (:func:`moving_or_stationary`).
 
     Parameters
     ----------
     clip_peaks : ndarray [shape=(max_peaks, 4)]
-        Peaks of the clip histogram (unit vector, weight).
+        Peaks of the clip histogram (unit vector, weight), strongest first.
+
+    Returns
+    -------
+    ndarray [shape=(n_axes, n_frames, 3), dtype=float32]
     """
-    cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
     axes = [track_axes(moving, n_frames, window_frames)] if moving else []
-    path = np.concatenate([np.asarray(tr.vecs) for tr in moving]) if moving else np.zeros((0, 3))
-    stat = []
-    for v, wgt in zip(clip_peaks[:, :3], clip_peaks[:, 3], strict=True):
-        if wgt <= 0 or (len(path) and np.max(path @ v) >= cos_gate):
-            continue
-        stat.append(np.broadcast_to(v.astype(np.float32), (n_frames, 3)))
+    stat = [np.broadcast_to(v.astype(np.float32), (n_frames, 3))
+            for v, wgt in zip(clip_peaks[:, :3], clip_peaks[:, 3], strict=True) if wgt > 0]
     if stat:
         axes.append(np.stack(stat))
     if not axes:
         return np.zeros((0, n_frames, 3), np.float32)
     return np.ascontiguousarray(np.concatenate(axes), dtype=np.float32)
+
+
+def moving_or_stationary(cones: np.ndarray, axes: np.ndarray, params: AnalysisParams
+                         ) -> np.ndarray:
+    """Which axes to keep where a moving axis and constant axes on its path compete.
+
+    A moving source smears the clip histogram along its path, so constant axes appear there;
+    reverberation makes a stationary source's window peaks wander, so a moving track appears
+    over it.  Over the moving axis's span, the cone that collects more energy explains the
+    sound: when the best constant axis on the path collects at least as much as the moving
+    one, the track is dropped, else the constant axes on its path are.
+
+    Parameters
+    ----------
+    cones : ndarray [shape=(n_axes, n_frames, 4 or 5)]
+    axes : ndarray [shape=(n_axes, n_frames, 3)]
+        A moving axis changes direction over its span (non-zero frames); a constant one
+        does not.
+
+    Returns
+    -------
+    ndarray [shape=(n_axes,), dtype=bool]
+    """
+    n = axes.shape[0]
+    keep = np.ones(n, dtype=bool)
+    span = np.any(axes != 0.0, axis=-1)
+    first = np.array([axes[k][span[k]][0] if span[k].any() else np.zeros(3, np.float32)
+                      for k in range(n)])
+    constant = np.array([bool(np.all(axes[k][span[k]] == first[k])) for k in range(n)])
+    cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
+    for m in np.flatnonzero(~constant):
+        path = axes[m][span[m]]
+        peers = [p for p in np.flatnonzero(constant & keep)
+                 if np.max(path @ first[p]) >= cos_gate]
+        if not peers:
+            continue
+        moving = float(cones[m, span[m], 3].sum(dtype=np.float64))
+        best = max(float(cones[p, span[m], 3].sum(dtype=np.float64)) for p in peers)
+        if best >= moving:
+            keep[m] = False
+        else:
+            keep[peers] = False
+    return keep
 
 
 def _smooth3(x: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from foakit.analysis import analyze_samples
 from foakit.conventions import angular_distance
-from foakit.events import _onset_support, echo_axes
+from foakit.events import _onset_support, echo_axes, moving_or_stationary
 from foakit.kernels.spatial import whiten_votes
 from foakit.params import AnalysisParams
 
@@ -139,3 +139,27 @@ def test_new_parameters_are_validated():
     for kw in ({"vote_whitening": -1}, {"event_onset_db": -3}, {"echo_share": 1.5}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
+
+
+def test_moving_or_stationary_keeps_the_axis_that_explains_the_energy():
+    from foakit.conventions import direction_to_vector
+
+    n = 50
+    params = AnalysisParams()
+    path = direction_to_vector(np.linspace(60, 0, n), 0.0).astype(np.float32)
+    moving = path
+    on_path = np.broadcast_to(direction_to_vector(30, 0.0).astype(np.float32), (n, 3))
+    elsewhere = np.broadcast_to(direction_to_vector(-120, 0.0).astype(np.float32), (n, 3))
+    axes = np.ascontiguousarray(np.stack([moving, on_path, elsewhere]))
+    cones = np.zeros((3, n, 5), np.float32)
+    cones[2, :, 3] = 5.0
+    # a moving source: its cone collects all along, the constant one only while it passes
+    cones[0, :, 3] = 1.0
+    cones[1, 20:30, 3] = 1.0
+    assert moving_or_stationary(cones, axes, params).tolist() == [True, False, True]
+    # a stationary source under wandering peaks: the drifting cone loses it
+    cones[0, :, 3] = np.where(np.arange(n) < 15, 1.0, 0.1)
+    cones[1, :, 3] = 1.0
+    assert moving_or_stationary(cones, axes, params).tolist() == [False, True, True]
+    # no constant axis on the path: nothing to decide
+    assert moving_or_stationary(cones[[0, 2]], axes[[0, 2]], params).all()
