@@ -302,7 +302,8 @@ def events_from_cones(
     gap = int(round(params.event_merge_gap_s * frame_rate))
     min_len = int(round(params.min_event_s * frame_rate))
     if onset_support and params.event_onset_db > 0 and cones.shape[2] > 4:
-        clean_activity(act, n_valid, gap, 0)
+        # judge each sound on its own (dips inside it bridged), then merge the pauses
+        clean_activity(act, n_valid, int(round(params.onset_merge_gap_s * frame_rate)), 0)
         onset_level = 10.0 * np.log10(np.maximum(cones[..., 4] * power_scale, tiny))
         for k in range(n_tracks):
             _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db)

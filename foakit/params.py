@@ -137,7 +137,9 @@ class AnalysisParams:
     echo_share: float = 0.7
     # per-source events: pauses up to this long stay inside one event (a barking dog, a
     # series of knocks is one event, as label sets annotate it)
-    event_merge_gap_s: float = 0.3
+    event_merge_gap_s: float = 1.0
+    # before the onset support, dips up to this long are bridged (one sound, one onset)
+    onset_merge_gap_s: float = 0.2
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
     # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
@@ -161,6 +163,7 @@ class AnalysisParams:
             ("fmin_hz", 0.0 <= self.fmin_hz < self.fmax_hz),
             ("vote_whitening", 0.0 <= self.vote_whitening <= 2.0),
             ("event_onset_db", self.event_onset_db >= 0.0),
+            ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
         ]
         for name, ok in checks:
