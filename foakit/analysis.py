@@ -27,7 +27,7 @@ from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features
 from .kernels.histogram import cell_centers, doa_histograms
 from .kernels.peaks import pick_peaks
-from .kernels.spatial import frame_power, whiten_votes
+from .kernels.spatial import clip_histogram, frame_power, whiten_votes
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -217,7 +217,8 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
     band_e = energy[:, lo:hi].sum(axis=-1)
     set_doa_columns(frames, frame_vec, white[:, lo:hi].sum(axis=-1))
-    axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
+    ch, cv = clip_histogram(hist, vsum, params.window_weighting)
+    axes = clip_axes(peaks, ch, cv, n_frames, wf, params,
                      sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
     cones = np.zeros((len(axes), n_frames, 5), np.float32)
     if len(axes):

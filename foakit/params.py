@@ -100,6 +100,9 @@ class AnalysisParams:
     peak_min_sep_deg: float = 25.0
     peak_refine_deg: float = 15.0
     max_sources: int = 4
+    # the clip histogram sums the window histograms, each divided by its total to this power
+    # (a quiet source heard alone is not outvoted by a loud one elsewhere; 0 = plain sum)
+    window_weighting: float = 0.75
     # clip-level peaks (stationary sources) relative to the clip histogram's highest
     clip_peak_rel: float = 0.05
     # Gaussian blur (in cells) of the clip histogram before its peaks are picked
@@ -162,6 +165,7 @@ class AnalysisParams:
             ("floor_percentile", 0.0 <= self.floor_percentile <= 100.0),
             ("fmin_hz", 0.0 <= self.fmin_hz < self.fmax_hz),
             ("vote_whitening", 0.0 <= self.vote_whitening <= 2.0),
+            ("window_weighting", 0.0 <= self.window_weighting <= 1.0),
             ("event_onset_db", self.event_onset_db >= 0.0),
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),

@@ -163,3 +163,26 @@ def test_moving_or_stationary_keeps_the_axis_that_explains_the_energy():
     assert moving_or_stationary(cones, axes, params).tolist() == [False, True, True]
     # no constant axis on the path: nothing to decide
     assert moving_or_stationary(cones[[0, 2]], axes[[0, 2]], params).all()
+
+
+@given(st.integers(0, 2**31 - 1), st.sampled_from([0.0, 0.5, 0.75, 1.0]))
+def test_clip_histogram_weights_windows_and_batches(seed, power):
+    from foakit.kernels.spatial import clip_histogram
+
+    rng = np.random.default_rng(seed)
+    hist = (rng.random((2, 5, 6, 4)) * 10.0 ** rng.uniform(-2, 2, (2, 5, 1, 1))).astype(
+        np.float32)
+    hist[0, 2] = 0.0  # a silent window
+    vsum = rng.normal(size=hist.shape + (3,)).astype(np.float32)
+    ch, cv = clip_histogram(hist, vsum, power)
+    for b in range(2):
+        h1, v1 = clip_histogram(hist[b], vsum[b], power)
+        np.testing.assert_allclose(ch[b], h1, rtol=1e-6)
+        np.testing.assert_allclose(cv[b], v1, rtol=1e-6)
+        tot = hist[b].sum(axis=(1, 2)).astype(np.float64)
+        w = np.ones_like(tot)
+        if power:
+            w = np.where(tot > 0, np.maximum(tot, 1e-30) ** -power, 0.0)
+        np.testing.assert_allclose(h1, np.einsum("w,wae->ae", w, hist[b]), rtol=1e-5)
+        if power == 1.0:  # every window with votes counts once
+            np.testing.assert_allclose(h1.sum(), (tot > 0).sum(), rtol=1e-5)

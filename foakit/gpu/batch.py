@@ -51,6 +51,7 @@ from ..analysis import (
 from ..errors import ParameterError
 from ..kernels.histogram import cell_centers
 from ..kernels.spatial import (
+    clip_histogram,
     diffuseness_from_smoothed,
     frame_power,
     intensity_energy,
@@ -401,8 +402,10 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
         band_votes = white[:, lo:hi].sum(axis=-1)
         del white
         # clip histograms (summed windows); their blur and peaks are small host work
-        clip_hist = hist.reshape(n_b, n_win, params.az_bins, params.el_bins).sum(axis=1)
-        clip_vsum = vsum.reshape(n_b, n_win, params.az_bins, params.el_bins, 3).sum(axis=1)
+        clip_hist, clip_vsum = clip_histogram(
+            hist.reshape(n_b, n_win, params.az_bins, params.el_bins),
+            vsum.reshape(n_b, n_win, params.az_bins, params.el_bins, 3),
+            params.window_weighting)
         band_e = energy[:, lo:hi].sum(axis=-1)
         band_i = intensity[:, :, lo:hi].sum(axis=-1)
         table = xp.stack([level.reshape(-1), active.reshape(-1).astype(xp.float32),

@@ -26,6 +26,7 @@ __all__ = [
     "frame_power",
     "onset_votes",
     "whiten_votes",
+    "clip_histogram",
 ]
 
 
@@ -205,3 +206,33 @@ def whiten_votes(votes: Any, psi: Any, active: Any, *, psi_max: float, lo: int, 
     weight *= xp.where(kept > 0, total[band].sum(axis=-1, keepdims=True)
                        / xp.maximum(kept, 1e-30), 0.0)
     return (votes * weight).astype(xp.float32)
+
+
+def clip_histogram(hist: Any, vsum: Any, power: float = 0.75) -> tuple[Any, Any]:
+    """Clip DOA histogram from window histograms, each window's votes divided by its total
+    to ``power``.
+
+    Summed plainly, a clip histogram is ruled by whatever is loudest (a near knock, a
+    close talker) and a quieter source, even one heard alone for seconds, stays below the
+    peak threshold; dividing each window by its total (``power`` 1) makes every active window
+    count alike, ``power`` 0 is the plain sum.
+
+    Parameters
+    ----------
+    hist : ndarray [shape=(..., n_windows, n_az, n_el)]
+    vsum : ndarray [shape=(..., n_windows, n_az, n_el, 3)]
+        Window histograms and their vote-weighted unit-vector sums; leading axes are clips.
+    power : float
+
+    Returns
+    -------
+    clip_hist : ndarray [shape=(..., n_az, n_el), dtype=float32]
+    clip_vsum : ndarray [shape=(..., n_az, n_el, 3), dtype=float32]
+    """
+    xp = array_module(hist)
+    if power == 0:
+        return hist.sum(axis=-3), vsum.sum(axis=-4)
+    total = hist.sum(axis=(-2, -1), dtype=xp.float64)
+    w = xp.where(total > 0, 1.0 / xp.maximum(total, 1e-30) ** power, 0.0).astype(xp.float32)
+    return ((hist * w[..., None, None]).sum(axis=-3),
+            (vsum * w[..., None, None, None]).sum(axis=-4))
