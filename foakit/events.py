@@ -11,8 +11,10 @@
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
    cone's loud level); it is cut back to its first such onset, or dropped when it has none.
    Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
-   frame) are reflections and dropped first (:func:`echo_axes`).  Both tests are for
-   reverberant clips only (``dry_psi``).
+   frame) are reflections and dropped first (:func:`echo_axes`), and of events from
+   different directions with the same onset (0.1 s) and nearly the same span
+   (``echo_event_iou``) only the most confident stays.  These tests are for reverberant
+   clips only (``dry_psi``).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
@@ -316,6 +318,8 @@ def events_from_cones(
             if ev is not None:
                 events.append(ev)
     events = _merge_duplicates(events, params)
+    if onset_support:
+        events = _drop_reflection_events(events, params)
     events.sort(key=lambda e: (e.onset_s, e.azimuth_deg or 0.0))
     return events
 
@@ -457,6 +461,30 @@ def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event
         else:
             out.append(ev)
     return out
+
+
+def _drop_reflection_events(events: list[Event], params: AnalysisParams) -> list[Event]:
+    """Of events from different directions that start within 0.1 s of each other and overlap
+    by at least ``echo_event_iou`` of their union, keep the most confident: a strong
+    reflection that survived the axis tests still starts and stops with its source, while
+    independent sources rarely share both their onset and their span."""
+    if params.echo_event_iou <= 0:
+        return events
+    kept: list[Event] = []
+    for ev in sorted(events, key=lambda e: -e.confidence):
+        for k in kept:
+            inter = min(ev.offset_s, k.offset_s) - max(ev.onset_s, k.onset_s)
+            union = max(ev.offset_s, k.offset_s) - min(ev.onset_s, k.onset_s)
+            if (abs(ev.onset_s - k.onset_s) <= _ECHO_ONSET_S and union > 0
+                    and inter >= params.echo_event_iou * union):
+                break
+        else:
+            kept.append(ev)
+    return kept
+
+
+#: onsets this close (s) may be one sound and its reflection (5 frames at the default hop)
+_ECHO_ONSET_S = 0.1
 
 
 def assign_sources(events: list[Event], params: AnalysisParams) -> int:

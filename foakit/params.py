@@ -138,6 +138,9 @@ class AnalysisParams:
     # earlier clip-histogram peak)
     # onsets for this share of its onset energy is a reflection of it and dropped; 0 = off
     echo_share: float = 0.7
+    # events from different directions starting within 0.1 s and overlapping by this share
+    # of their union are one sound and its reflection: the most confident stays; 0 = off
+    echo_event_iou: float = 0.7
     # per-source events: pauses up to this long stay inside one event (a barking dog, a
     # series of knocks is one event, as label sets annotate it)
     event_merge_gap_s: float = 1.0
@@ -169,6 +172,7 @@ class AnalysisParams:
             ("event_onset_db", self.event_onset_db >= 0.0),
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
+            ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
         ]
         for name, ok in checks:
             if not ok:

@@ -186,3 +186,17 @@ def test_clip_histogram_weights_windows_and_batches(seed, power):
         np.testing.assert_allclose(h1, np.einsum("w,wae->ae", w, hist[b]), rtol=1e-5)
         if power == 1.0:  # every window with votes counts once
             np.testing.assert_allclose(h1.sum(), (tot > 0).sum(), rtol=1e-5)
+
+
+def test_reflection_events_sharing_onset_and_span_collapse_to_the_most_confident():
+    from foakit.events import Event, _drop_reflection_events
+
+    params = AnalysisParams()
+    direct = Event(1.00, 4.0, 30.0, 0.0, confidence=0.3)
+    echo = Event(1.06, 3.9, -60.0, 20.0, confidence=0.1)
+    other = Event(1.50, 3.0, 120.0, 0.0, confidence=0.05)   # its own onset
+    later = Event(1.04, 8.0, -150.0, 0.0, confidence=0.05)  # same onset, other span
+    got = _drop_reflection_events([echo, other, direct, later], params)
+    assert {e.azimuth_deg for e in got} == {30.0, 120.0, -150.0}
+    off = AnalysisParams(echo_event_iou=0.0)
+    assert len(_drop_reflection_events([echo, other, direct, later], off)) == 4
