@@ -136,13 +136,20 @@ class _Round:
         """Run batches popped from ``queue`` (at most ``depth`` in flight); return the
         batches that were in flight when the pool broke (none when it did not)."""
         crashed: list[list] = []
+        broken = False
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=self.ctx,
                                     initializer=self.initializer) as pool:
             inflight: dict[cf.Future, list] = {}
             while queue or inflight:
-                while queue and len(inflight) < depth and not crashed:
+                while queue and len(inflight) < depth and not (crashed or broken):
                     b = queue.popleft()
-                    inflight[pool.submit(self.work, b)] = b
+                    try:
+                        inflight[pool.submit(self.work, b)] = b
+                    except cf.process.BrokenProcessPool:
+                        # a worker died while this process was in finish or idle: the
+                        # batches in flight fail with it; this one never started
+                        queue.appendleft(b)
+                        broken = True
                 if not inflight:
                     break
                 for fut in self._wait(inflight):

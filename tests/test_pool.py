@@ -181,3 +181,27 @@ def test_forked_workers_inherit_the_preload_and_run_the_initializer():
 def test_bad_counts_are_parameter_errors(kw):
     with pytest.raises(ParameterError):
         _run([[1], [2]], _square, **kw)
+
+
+def _die_late(batch):
+    if batch == [1]:
+        time.sleep(0.3)
+        os._exit(3)
+    return [(x, x * x, os.getpid()) for x in batch]
+
+
+def test_a_pool_that_breaks_while_the_parent_is_in_finish():
+    """Batch [0] finishes at once; while the parent handles it, [1]'s worker dies and the
+    pool breaks before the parent submits its next batch."""
+    calls = []
+
+    def finish(res):
+        if not calls:
+            time.sleep(1.0)
+        calls.append(res)
+
+    run_batches(deque([[i] for i in range(6)]), _die_late, finish, _failed, workers=2,
+                in_flight=2)
+    got = _delivered(calls)
+    assert sorted(x for x, _, _ in got) == list(range(6))
+    assert [r for r in got if r[2] is None] == [(1, WORKER_DIED, None)]
