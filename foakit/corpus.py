@@ -21,15 +21,15 @@ references are deleted, and every clip with a line is skipped.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import ctypes
 import json
-import multiprocessing
 import os
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -40,6 +40,7 @@ from .conventions import CONVENTIONS, check_channel_order
 from .errors import AudioError, FoakitError, ParameterError
 from .io import iter_audio_files, read_audio
 from .params import AnalysisParams
+from .pool import run_batches
 
 __all__ = [
     "CorpusSummary",
@@ -348,18 +349,22 @@ def analyze_corpus(
         if on_batch is not None:
             on_batch(len(results))
 
+    def failed(rel_path: str, error: str) -> tuple[dict, None]:
+        return _error_record(rel_path, order, error), None
+
     batches = list(_batches(todo, batch_size))
-    params_d = params.to_dict()
     try:
         if resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
             from .gpu import analyze_batches_cuda
 
             analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
-        elif workers == 1 or len(batches) <= 1:
-            for b in batches:
-                finish(_work(audio_dir, b, order, params_d))
         else:
-            _run_pool(batches, workers, audio_dir, order, params_d, finish)
+            # forked workers inherit the loaded kernels and keep their freed memory
+            run_batches(deque(batches),
+                        partial(_work, audio_dir, channel_order=order,
+                                params_d=params.to_dict()),
+                        finish, failed, workers=workers, preload=partial(load_kernels, params),
+                        initializer=keep_freed_memory)
     finally:
         if bar is not None:
             bar.close()
@@ -389,58 +394,6 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
         analyze_samples(samples, sr, params=params)
     except Exception:  # pragma: no cover - the workers would then meet the problem
         return
-
-
-def _run_pool(batches, workers, audio_dir, order, params_d, finish) -> None:
-    """Bounded submission (memory stays flat), results written as they come.
-
-    A worker that dies (a crash inside a decoder, the OOM killer) breaks the pool and every
-    batch in flight with it: those clips are then retried one at a time in a one-worker pool,
-    where a crash names its clip, which is recorded as an error; the run goes on.
-    """
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    if ctx.get_start_method() == "fork":
-        load_kernels(AnalysisParams.from_dict(params_d))  # inherited by the workers
-    pending = list(reversed(batches))
-    suspects: list[list[str]] = []
-    while pending:
-        for b in _pool_round(ctx, pending, workers, 2 * workers, audio_dir, order, params_d,
-                             finish):
-            suspects.extend([p] for p in b)
-    suspects.reverse()
-    while suspects:
-        for b in _pool_round(ctx, suspects, 1, 1, audio_dir, order, params_d, finish):
-            finish([(_error_record(b[0], order, "the worker process died while analysing "
-                                   "this file (crash or out of memory)"), None)])
-
-
-def _pool_round(ctx, pending, workers, depth, audio_dir, order, params_d, finish
-                ) -> list[list[str]]:
-    """Run batches popped from ``pending`` (at most ``depth`` in flight) until it is empty or
-    the pool breaks; return the batches that were in flight when it broke."""
-    crashed: list[list[str]] = []
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                initializer=keep_freed_memory) as pool:
-        inflight: dict[cf.Future, list[str]] = {}
-        while pending or inflight:
-            while pending and len(inflight) < depth and not crashed:
-                b = pending.pop()
-                inflight[pool.submit(_work, audio_dir, b, order, params_d)] = b
-            if not inflight:
-                break
-            done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                b = inflight.pop(fut)
-                try:
-                    results = fut.result()
-                except cf.process.BrokenProcessPool:
-                    crashed.append(b)
-                    continue
-                except Exception as exc:
-                    msg = f"internal error: {type(exc).__name__}: {exc}"
-                    results = [(_error_record(p, order, msg), None) for p in b]
-                finish(results)
-    return crashed
 
 
 def _error_record(rel_path: str, order: str, error: str) -> dict:

@@ -14,8 +14,8 @@ import soundfile as sf
 from foakit.audit import audit_sobench, audit_starss
 from foakit.audit import common as audit_common
 from foakit.audit.checkpoint import INDEX_FILE, EstimateStore, StoredClips
-from foakit.audit.common import WORKER_DIED
 from foakit.params import AnalysisParams
+from foakit.pool import WORKER_DIED
 
 N_CLIPS = 10
 TINY = dict(n_clips=N_CLIPS, seed=3, duration_s=4.0, engine="ism", rt60_s=None,

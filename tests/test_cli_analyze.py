@@ -150,14 +150,14 @@ def test_fuma_corpus_gives_the_same_directions(tmp_path, order):
     assert np.isfinite(ev["confidence"])
 
 
-def _crash_on_marked_files(audio_dir, paths, order, params_d):
+def _crash_on_marked_files(audio_dir, paths, channel_order, params_d):
     """Stand-in for corpus._work (module level so the pool can pickle it): a worker that
     dies the way a crashing decoder would."""
     from foakit import corpus
 
     if any("crash" in p for p in paths):
         os._exit(3)
-    return corpus._REAL_WORK(audio_dir, paths, order, params_d)
+    return corpus._REAL_WORK(audio_dir, paths, channel_order, params_d)
 
 
 def test_a_worker_crash_costs_only_its_clip(tmp_path, monkeypatch):
@@ -173,6 +173,32 @@ def test_a_worker_crash_costs_only_its_clip(tmp_path, monkeypatch):
     assert len(recs) == len(truth) and s.n_ok == 4 and s.n_error == 1
     assert "worker process died" in recs["crash.wav"]["error"]
     assert all(r["status"] == "ok" for k, r in recs.items() if k != "crash.wav")
+
+
+def _mark_worker():
+    """Stand-in for corpus.keep_freed_memory, the workers' initializer."""
+    open(os.path.join(os.environ["FOAKIT_TEST_MARKS"], str(os.getpid())), "w").close()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="workers are forked on POSIX only")
+def test_forked_workers_get_the_loaded_kernels_and_the_malloc_settings(tmp_path, monkeypatch):
+    """analyze_corpus loads the kernels once in the parent before forking, and every worker
+    runs keep_freed_memory."""
+    from foakit import corpus
+    from foakit.params import AnalysisParams
+
+    make_corpus(tmp_path / "audio", n=4, bad=False)
+    loaded = []
+    monkeypatch.setattr(corpus, "load_kernels", lambda params=None: loaded.append(params))
+    (tmp_path / "marks").mkdir()
+    monkeypatch.setenv("FOAKIT_TEST_MARKS", str(tmp_path / "marks"))
+    monkeypatch.setattr(corpus, "keep_freed_memory", _mark_worker)
+    params = AnalysisParams(hop_s=0.025)
+    s = corpus.analyze_corpus(tmp_path / "audio", tmp_path / "out", workers=2, batch_size=1,
+                              progress=False, params=params)
+    assert s.n_ok == 4 and loaded == [params]
+    pids = {int(p.name) for p in (tmp_path / "marks").iterdir()}
+    assert 1 <= len(pids) <= 2 and os.getpid() not in pids
 
 
 def test_parent_loads_every_kernel_the_workers_need(tmp_path):

@@ -30,11 +30,11 @@ plus a wrong W gain, so it cannot be told apart from label errors by an angle ma
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -48,6 +48,7 @@ from ..conventions import (
 )
 from ..errors import FoakitError, ParameterError
 from ..params import AnalysisParams
+from ..pool import run_batches
 from .doamap import DoaMap, doa_map
 
 if TYPE_CHECKING:
@@ -336,10 +337,6 @@ class _Job(NamedTuple):
     ref: tuple[str, str] | None = None
 
 
-#: The error recorded for a clip whose worker died on it twice (once in its batch, once alone).
-WORKER_DIED = "the worker process died while analysing this file (crash or out of memory)"
-
-
 def _work(jobs: list[_Job], channel_order: str, params_d: dict, folder: str | None
           ) -> list[tuple[ClipEstimate, dict | None]]:
     """Analyse a batch; with a checkpoint ``folder``, save each estimate there (the caller
@@ -418,11 +415,11 @@ def estimate_clips(
     -----
     A worker that dies (a crash inside a decoder, the OOM killer) breaks the pool and every
     batch in flight with it: those clips are then analysed again one at a time in a
-    one-worker pool, where a second death names its clip, which is recorded as an error.
+    one-worker pool, where a second death names its clip, which is recorded as an error
+    (:data:`foakit.pool.WORKER_DIED`; see :func:`foakit.pool.run_batches`).
     """
     order = check_channel_order(channel_order)
     params = params or AnalysisParams()
-    params_d = params.to_dict()
     workers = int(workers or os.cpu_count() or 1)
     folder = os.fspath(store.folder) if store is not None else None
     todo: list[_Job] = []
@@ -437,7 +434,7 @@ def estimate_clips(
             cached.append((job, rec))
         else:
             todo.append(job)
-    batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
+    queue = deque(todo[i:i + batch_size] for i in range(0, len(todo), batch_size))
     out: dict[str, ClipEstimate] = {}
     bar = None
     if progress:
@@ -459,7 +456,10 @@ def estimate_clips(
         for est, _ in results:
             deliver(est)
 
-    pending = list(reversed(batches))
+    def failed(job: _Job, error: str) -> tuple[ClipEstimate, dict | None]:
+        est = ClipEstimate(job.audio_id, job.path, status="error", error=error)
+        return est, _checkpoint(folder, est, job)
+
     cached.reverse()
 
     def load_one() -> bool:
@@ -470,81 +470,23 @@ def estimate_clips(
         job, rec = cached.pop()
         est = store.load(rec, job.audio_id, job.path, alternative=job.alternative)
         if est is None:
-            pending.insert(0, [job])
+            queue.append([job])
         else:
             deliver(est)
         return True
 
     try:
-        if workers == 1 or len(batches) <= 1:
-            while load_one():
-                pass
-            while pending:
-                finish(_work(pending.pop(), order, params_d, folder))
-        else:
-            _run_pool(pending, workers, (order, params_d, folder), finish, load_one)
-            while load_one():
-                pass
-            while pending:  # clips whose checkpoint was unreadable, after the pool closed
-                finish(_work(pending.pop(), order, params_d, folder))
+        # a FoakitError from a worker is a checkpoint that cannot be written: stop, the
+        # run can be resumed
+        run_batches(queue, partial(_work, channel_order=order, params_d=params.to_dict(),
+                                   folder=folder),
+                    finish, failed, workers=workers, idle=load_one, reraise=(FoakitError,))
         if store is not None:
             store.prune()
     finally:
         if bar is not None:
             bar.close()
     return out
-
-
-def _run_pool(pending: list[list[_Job]], workers: int, args: tuple,
-              finish: Callable, idle: Callable[[], bool]) -> None:
-    """Run the batches of ``pending`` in a pool (at most two per worker in flight, so memory
-    stays flat), doing ``idle`` work while waiting; crashed batches are retried clip by clip
-    (see :func:`estimate_clips`)."""
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    suspects: list[list[_Job]] = []
-    while pending:
-        for b in _pool_round(ctx, pending, workers, 2 * workers, args, finish, idle):
-            suspects.extend([j] for j in b)
-    suspects.reverse()
-    while suspects:
-        for b in _pool_round(ctx, suspects, 1, 1, args, finish, idle):
-            est = ClipEstimate(b[0].audio_id, b[0].path, status="error", error=WORKER_DIED)
-            finish([(est, _checkpoint(args[2], est, b[0]))])
-
-
-def _pool_round(ctx, pending: list[list[_Job]], workers: int, depth: int, args: tuple,
-                finish: Callable, idle: Callable[[], bool]) -> list[list[_Job]]:
-    """Run batches popped from ``pending`` until it is empty or the pool breaks; return the
-    batches that were in flight when it broke."""
-    crashed: list[list[_Job]] = []
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        inflight: dict[cf.Future, list[_Job]] = {}
-        while pending or inflight:
-            while pending and len(inflight) < depth and not crashed:
-                b = pending.pop()
-                inflight[pool.submit(_work, b, *args)] = b
-            if not inflight:
-                break
-            done, _ = cf.wait(inflight, timeout=0, return_when=cf.FIRST_COMPLETED)
-            if not done and not idle():
-                done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                b = inflight.pop(fut)
-                try:
-                    results = fut.result()
-                except cf.process.BrokenProcessPool:
-                    crashed.append(b)
-                    continue
-                except FoakitError:
-                    raise  # a checkpoint could not be written: stop, the run can be resumed
-                except Exception as exc:
-                    msg = f"internal error: {type(exc).__name__}: {exc}"
-                    results = []
-                    for j in b:
-                        est = ClipEstimate(j.audio_id, j.path, status="error", error=msg)
-                        results.append((est, _checkpoint(args[2], est, j)))
-                finish(results)
-    return crashed
 
 
 @dataclass
