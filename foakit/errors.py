@@ -41,6 +41,9 @@ class AudioError(FoakitError):
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
 
+    def __reduce__(self):  # rebuilt from its fields when it crosses a process boundary
+        return (type(self), (self.path, self.problem))
+
 
 class FormatError(FoakitError, ValueError):
     """A benchmark file (QA jsonl, label CSV, predictions) does not follow its format."""
@@ -51,6 +54,13 @@ class FormatError(FoakitError, ValueError):
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):  # see AudioError.__reduce__
+        return (_format_error, (self.path, self.problem, self.line))
+
+
+def _format_error(path: str, problem: str, line: int | None) -> FormatError:
+    return FormatError(path, problem, line=line)
 
 
 class BackendUnavailable(FoakitError, RuntimeError):

@@ -111,3 +111,16 @@ def test_walk_recurses_and_follows_symlinks(tmp_path):
     (tmp_path / "a" / "loop").symlink_to(tmp_path, target_is_directory=True)
     files = iter_audio_files(tmp_path)
     assert files == ["a/b/deep.wav", "link/linked.wav", "top.flac"]
+
+
+def test_errors_survive_pickling_across_processes():
+    import pickle
+
+    from foakit.errors import AudioError, FormatError
+
+    for err in (AudioError("/data/a.wav", "truncated"), FormatError("qa.jsonl", "bad json", line=3),
+                FormatError("x.csv", "no header")):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)
+        assert back.path == err.path and back.problem == err.problem
+    assert pickle.loads(pickle.dumps(FormatError("q", "p", line=7))).line == 7
