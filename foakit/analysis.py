@@ -20,6 +20,7 @@ from .events import (
     moving_or_stationary,
     moving_tracks,
     source_axes,
+    weak_sources_dropped,
 )
 from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
@@ -318,6 +319,9 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     events = events_from_cones(cones, axes, frames["active"], frame_iv, frame_rate=fr,
                                power_scale=power_scale, params=params, onset_support=wet)
     n_sources = assign_sources(events, params)
+    if params.min_source_confidence > 0 and n_sources > 1:
+        events = weak_sources_dropped(events, params.min_source_confidence)
+        n_sources = assign_sources(events, params)
     _mark_sources(frames, events, fr)
     return ClipAnalysis(
         sample_rate=grid.sample_rate, n_samples=int(n_samples), channels=4, grid=grid,

@@ -49,6 +49,7 @@ __all__ = [
     "events_from_cones",
     "echo_axes",
     "assign_sources",
+    "weak_sources_dropped",
 ]
 
 
@@ -503,3 +504,17 @@ def assign_sources(events: list[Event], params: AnalysisParams) -> int:
             ev.source = len(reps)
             reps.append(ev)
     return len(reps)
+
+
+def weak_sources_dropped(events: list[Event], ratio: float) -> list[Event]:
+    """The events of sources (``source`` ids) whose most confident event reaches ``ratio``
+    times the most confident source's: a candidate whose events are all that faint and
+    diffuse (confidence = sqrt(in-cone share x (1 - diffuseness))) is reverberation more
+    often than a source."""
+    best: dict[int, float] = {}
+    for ev in events:
+        best[ev.source] = max(best.get(ev.source, 0.0), ev.confidence)
+    if not best:
+        return events
+    floor = ratio * max(best.values())
+    return [ev for ev in events if best[ev.source] >= floor]

@@ -141,6 +141,9 @@ class AnalysisParams:
     # events from different directions starting within 0.1 s and overlapping by this share
     # of their union are one sound and its reflection: the most confident stays; 0 = off
     echo_event_iou: float = 0.7
+    # sources whose most confident event is below this fraction of the most confident
+    # source's are dropped (faint, diffuse candidates: reverberation); 0 = keep all
+    min_source_confidence: float = 0.1
     # per-source events: pauses up to this long stay inside one event (a barking dog, a
     # series of knocks is one event, as label sets annotate it)
     event_merge_gap_s: float = 1.0
@@ -173,6 +176,7 @@ class AnalysisParams:
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
+            ("min_source_confidence", 0.0 <= self.min_source_confidence <= 1.0),
         ]
         for name, ok in checks:
             if not ok:

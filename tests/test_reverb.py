@@ -200,3 +200,15 @@ def test_reflection_events_sharing_onset_and_span_collapse_to_the_most_confident
     assert {e.azimuth_deg for e in got} == {30.0, 120.0, -150.0}
     off = AnalysisParams(echo_event_iou=0.0)
     assert len(_drop_reflection_events([echo, other, direct, later], off)) == 4
+
+
+def test_weak_sources_are_dropped_relative_to_the_most_confident():
+    from foakit.events import Event, weak_sources_dropped
+
+    evs = [Event(0.0, 1.0, 0.0, 0.0, confidence=0.4, source=0),
+           Event(2.0, 3.0, 0.0, 0.0, confidence=0.01, source=0),  # a faint event of a kept one
+           Event(0.5, 2.0, 90.0, 0.0, confidence=0.05, source=1),
+           Event(1.0, 2.0, -90.0, 0.0, confidence=0.03, source=2)]
+    assert [e.source for e in weak_sources_dropped(evs, 0.1)] == [0, 0, 1]
+    assert len(weak_sources_dropped(evs, 0.0)) == 4
+    assert weak_sources_dropped([], 0.1) == []
