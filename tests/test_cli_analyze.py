@@ -222,3 +222,21 @@ def test_parent_loads_every_kernel_the_workers_need(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "audio")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_demo_redoes_only_its_own_analysis_made_with_other_settings(tmp_path):
+    import json
+
+    from foakit.cli.demo import _stale_analysis
+    from foakit.params import AnalysisParams
+
+    a = tmp_path / "analysis"
+    a.mkdir()
+    (a / "clips.jsonl").write_text("")
+    (a / "manifest.json").write_text(json.dumps({"params": AnalysisParams().to_dict()}))
+    assert not _stale_analysis(str(a))  # same settings: resume
+    (a / "manifest.json").write_text(json.dumps({"params": {"hop_s": 0.01}}))
+    assert _stale_analysis(str(a))
+    (a / "notes.txt").write_text("mine")  # something foakit did not write: leave it alone
+    assert not _stale_analysis(str(a))
+    assert not _stale_analysis(str(tmp_path / "missing"))

@@ -42,6 +42,24 @@ def _fmt(v, spec: str) -> str:
     return "-" if v is None else format(v, spec)
 
 
+def _stale_analysis(analysis: str) -> bool:
+    """True when ``analysis`` is a demo analysis made with other parameters (it holds only
+    what ``foakit analyze`` writes, so it is safe to redo)."""
+    import json
+
+    from ..corpus import CLIPS_FILE, FRAMES_DIR, MANIFEST_FILE
+    from ..params import AnalysisParams
+
+    try:
+        with open(os.path.join(analysis, MANIFEST_FILE), encoding="utf-8") as fh:
+            old = json.load(fh).get("params")
+        names = set(os.listdir(analysis))
+    except (OSError, ValueError):
+        return False
+    current = json.loads(json.dumps(AnalysisParams().to_dict()))
+    return old != current and names <= {CLIPS_FILE, FRAMES_DIR, MANIFEST_FILE}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..corpus import analyze_corpus, load_clips
     from ..evaluate import load_truth, match_clip, summarise
@@ -52,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"foakit demo: synthesising {args.clips} clips into {corpus}", file=sys.stderr)
         make_demo_corpus(corpus, n_clips=args.clips)
     analysis = os.path.join(args.out, "analysis")
+    if _stale_analysis(analysis):
+        import shutil
+
+        print(f"foakit demo: {analysis} was made with other analysis settings (an older "
+              "foakit?); analysing again", file=sys.stderr)
+        shutil.rmtree(analysis)
     summary = analyze_corpus(os.path.join(corpus, "audio"), analysis, workers=args.workers,
                              progress=not args.no_progress)
     clips = load_clips(analysis)
