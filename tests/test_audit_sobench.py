@@ -300,3 +300,31 @@ def test_cli_sobench_outputs_and_exit_codes(corpora, tmp_path):
 def test_config_validation():
     with pytest.raises(ValueError):
         SobenchAuditConfig(agree_prom=0.1, doubt_prom=0.2)
+
+
+def test_event_elevation_flip_needs_the_mirrored_elevation_and_an_unambiguous_event():
+    from foakit.audit.common import DoaEstimate
+    from foakit.audit.sobench_config import SobenchAuditConfig
+    from foakit.audit.sobench_direction import _Ctx, _event_elevation_flip
+
+    def ctx(events):
+        doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), events)
+        return _Ctx(cc=None, clip=None, doa=doa, cfg=SobenchAuditConfig())
+
+    up = {"onset_s": 1.0, "offset_s": 4.0, "azimuth_deg": 40.0, "elevation_deg": 28.0,
+          "motion": "stationary", "source": 0}
+    other = {"onset_s": 2.0, "offset_s": 5.0, "azimuth_deg": -120.0, "elevation_deg": 30.0,
+             "motion": "stationary", "source": 1}
+    # label -30: the source's event sits at +28 -> flipped
+    got = _event_elevation_flip(ctx([up]), -30.0, (1.0, 3.0), 45.0)
+    assert got is not None and got["elevation_deg"] == 28.0
+    # the label agrees with the event, or the event is at neither sign: no flip
+    assert _event_elevation_flip(ctx([up]), 30.0, (1.0, 3.0), 45.0) is None
+    assert _event_elevation_flip(ctx([dict(up, elevation_deg=0.0)]), -30.0, (1.0, 3.0),
+                                 45.0) is None
+    # another azimuth, or outside the window: not this source
+    assert _event_elevation_flip(ctx([up]), -30.0, (1.0, 3.0), -100.0) is None
+    assert _event_elevation_flip(ctx([up]), -30.0, (5.0, 6.0), 45.0) is None
+    # no azimuth known: only when one source sounds in the window
+    assert _event_elevation_flip(ctx([up]), -30.0, (1.0, 3.0), None) is not None
+    assert _event_elevation_flip(ctx([up, other]), -30.0, (1.0, 3.0), None) is None

@@ -40,9 +40,11 @@ claim, silence the later one; a claim that fits the signal where it is beats one
 not.  Without a decision, a label outvoted by two other items is suspicious, a tie is
 unverifiable.  Items that agree can still share one time offset, so a span whose known
 direction sounds clearly elsewhere is flagged even then.  Elevations are only contradicted by
-the signal in windows of diffuseness <= ``elevation_max_psi`` (reverberation biases the DOA
-elevation).  A label with neither context nor usable signal (no DOA votes, a diffuse field, a
-moving source) is unverifiable, with the reason.
+the DOA map in windows of diffuseness <= ``elevation_max_psi`` (reverberation biases its
+elevation); in more diffuse windows a sign flip is still caught when the analysis's own event
+for the source (whitened, onset-weighted votes, which hold up in rooms) sits at the mirrored
+elevation (``event_flip_conf``).  A label with neither context nor usable signal (no DOA
+votes, a diffuse field, a moving source) is unverifiable, with the reason.
 
 Convention audit
 ----------------

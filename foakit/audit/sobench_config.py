@@ -26,6 +26,7 @@ class SobenchAuditConfig:
     elevation_max_psi: float = 0.6
     flip_min_abs_deg: float = 8.0
     flip_gain: float = 0.4
+    event_flip_conf: float = 0.6
     min_votes_blocks: int = 4
     diffuse_psi: float = 0.9
     onset_window_s: float = 1.5

@@ -208,8 +208,20 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
         sig["psi"] > cfg.elevation_max_psi
     if reverberant:
-        ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA elevation is "
-                      "not trusted to contradict a label")
+        ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA map's "
+                      "elevation is not trusted to contradict a label")
+        if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg:
+            az_q = (next(o.az for o in others if o.qa_id == sig["azimuth_from"])
+                    if mode == "dir" else None)
+            flip = _event_elevation_flip(x, label, w, az_q)
+            if flip is not None:
+                ev["signal"]["event"] = flip
+                return LabelVerdict(
+                    key, fld, "suspicious", label, flip["elevation_deg"], cfg.event_flip_conf,
+                    f"the analysis finds the source's event ({flip['onset_s']:.1f}-"
+                    f"{flip['offset_s']:.1f} s, from onset-weighted votes, which hold up in "
+                    f"reverberation) at {flip['elevation_deg']:.0f} deg elevation: the "
+                    f"label's sign flipped ({label:.0f} deg)", ev)
     if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant:
         # the usual elevation error is its sign: compare with the mirrored elevation
         az_q = None
@@ -239,6 +251,37 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     return LabelVerdict(key, fld, "unverifiable", label, estimate,
                         reason=f"weak evidence: prominence {p:.2f} (overlapping sources or "
                                "reverberation)", evidence=ev)
+
+
+def _event_elevation_flip(x: _Ctx, label: float, window: tuple[float, float],
+                          azimuth: float | None) -> dict | None:
+    """The analysed event that sounds in ``window`` (at ``azimuth`` within the azimuth
+    tolerance, when known) if its elevation matches ``-label`` within ``el_tol_deg`` and is
+    at least twice that from the label; else None.  The events' directions come from the
+    whitened, onset-weighted clip histograms, which stay accurate in rooms where the
+    per-block energy map does not."""
+    cfg = x.cfg
+    if x.doa is None:
+        return None
+    found = []
+    for e in x.doa.events:
+        if e.get("elevation_deg") is None or e.get("motion") not in (None, "stationary"):
+            continue
+        overlap = min(e["offset_s"], window[1]) - max(e["onset_s"], window[0])
+        if overlap <= 0:
+            continue
+        if azimuth is not None and abs(float(azimuth_difference(e["azimuth_deg"], azimuth))) \
+                > cfg.az_tol_deg:
+            continue
+        found.append((overlap, e))
+    # without a known azimuth only an unambiguous event (the only one sounding) will do
+    if not found or (azimuth is None and len({e.get("source") for _, e in found}) > 1):
+        return None
+    best = max(found, key=lambda oe: oe[0])[1]
+    el = float(best["elevation_deg"])
+    if abs(el + label) <= cfg.el_tol_deg and abs(el - label) >= 2 * cfg.el_tol_deg:
+        return {k: best[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
+    return None
 
 
 def _class_directions(x: _Ctx, cls: str) -> list[tuple[float, float, str]]:
