@@ -174,3 +174,23 @@ def test_injection_really_changes_labels(corpora):
                    or not np.allclose(ta.azimuth_deg, tb.azimuth_deg)
                    or not np.allclose(ta.elevation_deg, tb.elevation_deg))
         assert changed, c
+
+
+def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
+    from foakit.audit.starss import StarssAuditConfig, _event_support
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(20, 60)  # 2.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(40, 50.0), np.full(40, 10.0))
+    ev = {"onset_s": 2.1, "offset_s": 5.9, "azimuth_deg": 55.0, "elevation_deg": 5.0,
+          "motion": "stationary"}
+    assert _event_support([ev], tr, 50.0, 10.0, 2.0, 6.0, cfg) is not None
+    # another direction, a late start (shifted labels), too short, or moving: no
+    assert _event_support([dict(ev, azimuth_deg=-50.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    assert _event_support([dict(ev, onset_s=3.6)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    assert _event_support([dict(ev, offset_s=3.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    assert _event_support([dict(ev, motion="left_to_right")], tr, 50.0, 10.0, 2.0, 6.0,
+                          cfg) is None
+    # a moving track is not vouched for
+    moving = SourceTrack(1, 0, frames, np.linspace(0.0, 90.0, 40), np.full(40, 10.0))
+    assert _event_support([ev], moving, 45.0, 10.0, 2.0, 6.0, cfg) is None

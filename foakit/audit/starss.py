@@ -80,7 +80,10 @@ class StarssAuditConfig:
     prominences above / below which a track's direction is consistent / suspicious;
     ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
     pieces a (moving) track is scored in; ``presence_*`` as
-    :meth:`foakit.audit.doamap.DoaMap.presence`.
+    :meth:`foakit.audit.doamap.DoaMap.presence`; ``event_support_*``: an analysed event
+    within this angle of a stationary track's direction that starts within this time of its
+    first labelled frame and covers half its span vouches for the label (see
+    :func:`_event_support`).
     """
 
     match_deg: float = 20.0
@@ -105,6 +108,8 @@ class StarssAuditConfig:
     presence_min_share: float = 0.15
     presence_smooth: int = 5
     convention_clips: int = 40
+    event_support_deg: float = 20.0
+    event_support_onset_s: float = 0.5
 
     def __post_init__(self) -> None:
         require_positive(self, ("match_deg", "support_deg", "az_tol_deg", "max_shift_s",
@@ -251,6 +256,35 @@ def _label_summary(track: SourceTrack) -> tuple[float, float]:
     return float(az), float(el)
 
 
+def _event_support(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
+                   t1: float, cfg: StarssAuditConfig) -> dict | None:
+    """An analysed event that agrees with a stationary track as labelled, or None.
+
+    The energy map that scores the labels reads strong reflections (a side wall's mirrored
+    azimuth, the floor's mirrored elevation) as sources; the analysis's events come from
+    whitened, onset-weighted votes with reflections pruned.  When one of them sits within
+    ``event_support_deg`` of the track's direction, starts within ``event_support_onset_s``
+    of its first labelled frame and covers half its span, the label stands: a shifted,
+    rotated or mirrored label has no such event (unless another source happens to be there).
+    Moving tracks (labels spread over more than ``event_support_deg``) are not vouched for.
+    """
+    ref = direction_to_vector(az, el)
+    spread = np.degrees(np.arccos(np.clip(
+        direction_to_vector(tr.azimuth_deg, tr.elevation_deg) @ ref, -1.0, 1.0)))
+    if spread.size == 0 or float(spread.max()) > cfg.event_support_deg:
+        return None
+    for e in events:
+        if e.get("azimuth_deg") is None or e.get("motion") not in (None, "stationary"):
+            continue
+        ang = math.degrees(math.acos(float(np.clip(
+            direction_to_vector(e["azimuth_deg"], e["elevation_deg"]) @ ref, -1.0, 1.0))))
+        cover = min(e["offset_s"], t1) - max(e["onset_s"], t0)
+        if (ang <= cfg.event_support_deg and abs(e["onset_s"] - t0) <= cfg.event_support_onset_s
+                and cover >= 0.5 * (t1 - t0)):
+            return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
+    return None
+
+
 def _track_key(audio_id: str, tr: SourceTrack) -> dict:
     return {"audio_id": audio_id, "class": tr.class_idx, "source": tr.source,
             "frames": [list(s) for s in tr.spans()]}
@@ -395,6 +429,14 @@ def audit_tracks(
             verdicts.append(LabelVerdict(key, "direction", "unverifiable", label,
                                          reason=f"labelled in only {len(tr)} frame(s) or no "
                                                 "directional energy there", evidence=ev))
+            continue
+        vouch = _event_support(doa.events, tr, lab_az, lab_el, t0, t1, cfg)
+        if vouch is not None:
+            ev["event"] = vouch
+            verdicts.append(LabelVerdict(key, "direction", "consistent", label,
+                                         {"azimuth_deg": vouch["azimuth_deg"],
+                                          "elevation_deg": vouch["elevation_deg"]},
+                                         evidence=ev))
             continue
         shift_s, iou_best, iou0 = _track_shift(dmap, tr, cfg)
         ev.update(time_shift_s=shift_s, time_iou=iou_best, time_iou_unshifted=iou0)
