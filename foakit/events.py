@@ -278,8 +278,9 @@ def events_from_cones(
     power_scale : float
         Factor turning summed bin energies into mean-square power (Parseval).
     onset_support : bool
-        Cut segments back to their first in-cone onset (see the module docstring); off for
-        dry clips, where no reverberation leaks into the cones.
+        A reverberant clip: cut segments back to their first in-cone onset and collapse
+        reflection events (see the module docstring); off for dry clips, where no
+        reverberation leaks into the cones.
     """
     n_tracks, n_frames = cones.shape[:2]
     if n_tracks == 0:
