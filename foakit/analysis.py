@@ -23,10 +23,10 @@ from .events import (
 from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
-from .kernels.dirac import dirac_features
+from .kernels.dirac import dirac_features, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
 from .kernels.peaks import pick_peaks
-from .kernels.spatial import frame_power, whiten_votes
+from .kernels.spatial import frame_power, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -198,10 +198,7 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
     pm = np.float32(params.psi_max)
-    white = whiten_votes(votes, psi, active, psi_max=pm, lo=lo, hi=hi,
-                         power=params.vote_whitening)
-    steady = whiten_votes(energy, psi, active, psi_max=pm, lo=lo, hi=hi,
-                          power=params.vote_whitening)
+    white, steady = _whiten(votes, energy, psi, active, pm, lo, hi, params.vote_whitening)
     # next to the onset-weighted window histograms, the plain (not onset-weighted) clip
     # histogram, which finds steady sources
     sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
@@ -226,6 +223,21 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
                        power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
                        window_frames=wf)
+
+
+def _whiten(votes, energy, psi, active, psi_max, lo, hi, power):
+    """``whiten_votes`` of the votes and of the energy: both totals in one pass, the shared
+    per-bin step, then one scaling pass each (Numba; the same bits)."""
+    if power == 0:
+        return votes, energy
+    totals = np.empty((2, votes.shape[1]), np.float64)
+    vote_totals(votes, energy, psi, active, psi_max, totals)
+    weight = whiten_weights(totals, lo=lo, hi=hi, power=power)
+    white = np.empty_like(votes)
+    steady = np.empty_like(energy)
+    scale_bins(votes, weight[0], white)
+    scale_bins(energy, weight[1], steady)
+    return white, steady
 
 
 # Host steps shared by the CPU path above and the GPU batches (foakit.gpu.batch).

@@ -3,7 +3,9 @@
 One pass over the STFT gives the same intensity, energy and per-bin diffuseness as
 ``intensity_energy`` + ``smooth_frames`` + ``diffuseness_from_smoothed`` (which stay the
 array code the GPU runs and the tests' reference), without NumPy temporaries, and the
-broadband per-frame diffuseness of the band.
+broadband per-frame diffuseness of the band.  :func:`vote_totals` and :func:`scale_bins` are
+the two passes over the frames of ``whiten_votes`` (its per-bin step between them,
+``whiten_weights``, is shared).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["dirac_features"]
+__all__ = ["dirac_features", "vote_totals", "scale_bins"]
 
 
 # Loops run over contiguous rows of one frame with reductions kept apart from element-wise
@@ -130,3 +132,54 @@ def _add_rows(a0, a1, a2, a3, intensity, energy, t, lo, hi, sign):
         a1[j] += sign * b1[j]
         a2[j] += sign * b2[j]
         a3[j] += sign * b3[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def vote_totals(votes, energy, psi, active, psi_max, totals):
+    """Per-bin totals of two vote kinds over the active frames where the bin is not diffuse.
+
+    The sums of :func:`foakit.kernels.spatial.whiten_votes` for ``votes`` and ``energy`` in
+    one pass: float64, frame after frame as NumPy sums over the frame axis (the skipped
+    entries add zero there), so the same bits.
+
+    Parameters
+    ----------
+    votes, energy, psi : ndarray [shape=(n_frames, n_bins), dtype=float32]
+    active : ndarray [shape=(n_frames,), dtype=bool]
+    psi_max : float32
+        Bins with ``psi > psi_max`` (or NaN) are left out.
+    totals : ndarray [shape=(2, n_bins), dtype=float64]
+        Output: ``votes`` totals, ``energy`` totals.
+    """
+    tv = totals[0]
+    te = totals[1]
+    tv[:] = 0.0
+    te[:] = 0.0
+    for t in range(votes.shape[0]):
+        if not active[t]:
+            continue
+        vt = votes[t]
+        et = energy[t]
+        pt = psi[t]
+        for f in range(vt.shape[0]):
+            if pt[f] <= psi_max:
+                tv[f] += vt[f]
+                te[f] += et[f]
+
+
+@numba.njit(cache=True, nogil=True)
+def scale_bins(a, weight, out):
+    """``out[t, f] = float32(a[t, f] * weight[f])`` (the product in float64, as NumPy's
+    ``(a * weight).astype(float32)`` with float64 weights).
+
+    Parameters
+    ----------
+    a : ndarray [shape=(n_frames, n_bins), dtype=float32]
+    weight : ndarray [shape=(n_bins,), dtype=float64]
+    out : ndarray [shape=(n_frames, n_bins), dtype=float32]
+    """
+    for t in range(a.shape[0]):
+        at = a[t]
+        ot = out[t]
+        for f in range(at.shape[0]):
+            ot[f] = np.float32(np.float64(at[f]) * weight[f])
