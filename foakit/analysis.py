@@ -25,7 +25,7 @@ from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
-from .kernels.peaks import pick_peaks
+from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
 from .kernels.spatial import frame_power, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
@@ -338,9 +338,9 @@ def _blur(h: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur of an (azimuth, elevation) histogram, circular in azimuth."""
     if sigma <= 0:
         return h
-    from scipy.ndimage import gaussian_filter
-
-    return gaussian_filter(h, sigma, mode=("wrap", "nearest")).astype(h.dtype, copy=False)
+    out = np.empty(h.shape, np.float32)
+    blur_hist(np.ascontiguousarray(h, dtype=np.float32), gaussian_weights(float(sigma)), out)
+    return out
 
 
 def _mark_sources(frames: dict, events: list[Event], frame_rate: float) -> None:
