@@ -28,7 +28,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -68,11 +69,17 @@ class Event:
     source: int = 0
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        for k, v in d.items():
+        d = {}
+        for k in _EVENT_FIELDS:
+            v = getattr(self, k)
             if isinstance(v, float | np.floating):
-                d[k] = round(float(v), 4) if np.isfinite(v) else None
+                v = float(v)
+                v = round(v, 4) if math.isfinite(v) else None
+            d[k] = v
         return d
+
+
+_EVENT_FIELDS = tuple(f.name for f in fields(Event))
 
 
 @dataclass
@@ -99,24 +106,29 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
     cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
     tracks: list[Track] = []
     open_ids: list[int] = []
-    for w in range(peaks.shape[0]):
+    # Python floats: the products of float32 components are exact in float64, so the sum in
+    # index order is np.dot's value bit for bit, without its per-call cost
+    last: list[tuple[float, float, float]] = []  # each track's latest vector
+    rows = peaks.tolist()
+    for w, row in enumerate(rows):
         open_ids = [i for i in open_ids
                     if w - tracks[i].windows[-1] <= params.track_max_gap_windows + 1]
         taken: set[int] = set()
-        for k in range(peaks.shape[1]):
-            wgt = float(peaks[w, k, 3])
+        for k, (x, y, z, wgt) in enumerate(row):
             if wgt <= 0.0:
                 break
-            v = peaks[w, k, :3].astype(np.float64)
             best, best_cos = -1, cos_gate
             for i in open_ids:
                 if i in taken:
                     continue
-                c = float(np.dot(tracks[i].vecs[-1], v))
+                lx, ly, lz = last[i]
+                c = lx * x + ly * y + lz * z
                 if c >= best_cos:
                     best, best_cos = i, c
+            v = peaks[w, k, :3].astype(np.float64)
             if best < 0:
                 tracks.append(Track([w], [v], [wgt]))
+                last.append((x, y, z))
                 best = len(tracks) - 1
                 open_ids.append(best)
             else:
@@ -124,6 +136,7 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
                 tr.windows.append(w)
                 tr.vecs.append(v)
                 tr.weights.append(wgt)
+                last[best] = (x, y, z)
             taken.add(best)
     if tracks:
         top = max(tr.weight for tr in tracks)
@@ -196,9 +209,18 @@ def source_axes(clip_peaks: np.ndarray, moving: list[Track], n_frames: int,
     return np.ascontiguousarray(np.concatenate(axes), dtype=np.float32)
 
 
-def _smooth3(x: np.ndarray) -> np.ndarray:
-    k = np.array([0.25, 0.5, 0.25])
-    return np.convolve(np.pad(x, 1, mode="edge"), k, mode="valid")
+def _smooth3_rows(x: np.ndarray) -> np.ndarray:
+    """[0.25, 0.5, 0.25] average along each row (edges held), in float64 and in the order
+    ``np.convolve`` sums it (the products are exact), rounded to float32."""
+    n = x.shape[1]
+    p = np.empty((x.shape[0], n + 2))
+    p[:, 1:-1] = x
+    p[:, 0] = x[:, 0]
+    p[:, -1] = x[:, -1]
+    out = p[:, :-2] * 0.25
+    out += p[:, 1:-1] * 0.5
+    out += p[:, 2:] * 0.25
+    return out.astype(np.float32)
 
 
 def events_from_cones(
@@ -238,18 +260,26 @@ def events_from_cones(
         return []
     tiny = 1e-20
     level = 10.0 * np.log10(np.maximum(cones[..., 3] * power_scale, tiny))
-    level = np.stack([_smooth3(row) for row in level]).astype(np.float32)
+    level = _smooth3_rows(level)
     span = np.any(axes != 0.0, axis=-1)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
-    ref = np.empty(n_tracks, dtype=np.float32)  # the cone's loud level
+    ref = np.full(n_tracks, -200.0, dtype=np.float32)  # the cone's loud level
+    # per-row percentiles and medians of a 2-D array are the rows' own, bit for bit: one call
+    # for the axes that span the clip (the stationary ones), one per moving axis
+    full = span.all(axis=1)
+    if full.any():
+        ref[full] = np.percentile(level[full], 95, axis=1)
+    for k in np.flatnonzero(~full):
+        if span[k].any():
+            ref[k] = np.percentile(level[k, span[k]], 95)
     quiet = ~frame_active
+    # the cone's level while nothing is active: what noise alone puts there
+    noise = (np.median(level[:, quiet], axis=1).tolist() if np.count_nonzero(quiet) >= 10
+             else [-200.0] * n_tracks)
     for k in range(n_tracks):
-        ref[k] = np.percentile(level[k, span[k]], 95) if span[k].any() else -200.0
-        # the cone's level while nothing is active: what noise alone puts there
-        noise = float(np.median(level[k, quiet])) if quiet.sum() >= 10 else -200.0
-        on[k] = max(ref[k] - 20.0, noise + params.act_on_db)
-        off[k] = max(ref[k] - 30.0, noise + params.act_off_db)
+        on[k] = max(ref[k] - 20.0, noise[k] + params.act_on_db)
+        off[k] = max(ref[k] - 30.0, noise[k] + params.act_off_db)
     lv = np.where(span, level, -300.0).astype(np.float32)
     act = np.zeros((n_tracks, n_frames), dtype=np.uint8)
     n_valid = np.full(n_tracks, n_frames, dtype=np.int64)
@@ -334,9 +364,9 @@ def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.nd
 
 def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
     vec = cone[:, :3].sum(axis=0, dtype=np.float64)
-    if not np.any(vec):
+    if not vec.any():
         return None
-    fixed = bool(np.all(axis == axis[0])) and np.any(axis[0])
+    fixed = bool((axis == axis[0]).all() and axis[0].any())
     # a fixed axis is a clip-level peak: its onset-weighted direction is better than the
     # in-cone mean, which reflections inside the cone pull about
     az, el = vector_to_direction(axis[0] if fixed else vec)
@@ -362,13 +392,13 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
                 motion = "left_to_right" if change < 0 else "right_to_left"
     e_sum = float(iv[:, 3].sum())
     psi = 1.0 - float(np.linalg.norm(iv[:, :3].sum(axis=0))) / e_sum if e_sum > 0 else 1.0
-    psi = float(np.clip(psi, 0.0, 1.0))
+    psi = _clip(psi, 0.0, 1.0)
     lo, hi = params.distance_range_m
-    dist = params.distance_rc_m * np.sqrt(psi / max(1.0 - psi, 1e-6))
-    dist = float(np.clip(dist, lo, hi))
+    # math.sqrt is np.sqrt (both exact); its arguments here are never negative
+    dist = _clip(params.distance_rc_m * math.sqrt(psi / max(1.0 - psi, 1e-6)), lo, hi)
     w_in = float(cone[:, 3].sum())
     share = w_in / e_sum if e_sum > 0 else 0.0
-    conf = float(np.clip(np.sqrt(max(share, 0.0) * (1.0 - psi)), 0.0, 1.0))
+    conf = _clip(math.sqrt(max(share, 0.0) * (1.0 - psi)), 0.0, 1.0)
     energy = 10.0 * np.log10(max(w_in * power_scale / max(stop - start, 1), 1e-20))
     return Event(
         onset_s=start / frame_rate,
@@ -384,6 +414,14 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
         confidence=conf,
         energy_db=float(energy),
     )
+
+
+def _clip(x: float, lo: float, hi: float) -> float:
+    """``float(np.clip(x, lo, hi))`` for a Python float without NumPy's scalar overhead
+    (NaN stays NaN and ``x`` wins ties, signed zeros included, as in NumPy)."""
+    if x < lo:
+        return lo
+    return hi if x > hi else x
 
 
 def _close(a: Event, b: Event, deg: float) -> bool:
