@@ -23,10 +23,10 @@ from .events import (
 from .io import Clip
 from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
 from .kernels.cone import cone_energy
-from .kernels.dirac import dirac_features, scale_bins, vote_totals
+from .kernels.dirac import dirac_features, frame_sums, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
 from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
-from .kernels.spatial import frame_power, whiten_weights
+from .kernels.spatial import frame_power, parseval_weights, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -157,7 +157,18 @@ def analyze_samples(
     else:
         energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
         intensity = None
-    level = 10.0 * np.log10(np.maximum(frame_power(energy, grid.n_fft, wss), 1e-12))
+    if intensity is None:
+        power = frame_power(energy, grid.n_fft, wss)
+    else:  # the frame sums of the spatial steps in the same pass (Numba, the same bits)
+        band = np.empty((4, n_frames), np.float32)
+        power = np.empty(n_frames, np.float32)
+        frame_sums(intensity, energy, lo, hi, parseval_weights(n_bins, grid.n_fft), band,
+                   power)
+        power /= grid.n_fft * wss
+        # (n_frames, 4) in the column-major layout np.concatenate gave it: the events' sums
+        # over its frames then run in the same order
+        frame_iv = band.T
+    level = 10.0 * np.log10(np.maximum(power, 1e-12))
     level = level.astype(np.float32)
     active = detect_activity(level, params, frame_rate)
     frames = {
@@ -183,10 +194,11 @@ def analyze_samples(
         return ClipAnalysis(sample_rate=grid.sample_rate, n_samples=x.shape[1],
                             channels=x.shape[0], grid=grid, frames=frames, events=events,
                             n_sources=None)
-    return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale)
+    return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale,
+                    frame_iv)
 
 
-def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
+def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale, frame_iv
              ) -> ClipAnalysis:
     n_frames = energy.shape[0]
     lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
@@ -198,7 +210,8 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
     pm = np.float32(params.psi_max)
-    white, steady = _whiten(votes, energy, psi, active, pm, lo, hi, params.vote_whitening)
+    white, steady, band_votes = _whiten(votes, energy, psi, active, pm, lo, hi,
+                                        params.vote_whitening)
     # next to the onset-weighted window histograms, the plain (not onset-weighted) clip
     # histogram, which finds steady sources
     sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
@@ -211,15 +224,13 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     pick_peaks(hist, vsum, centers, params.peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
-    band_e = energy[:, lo:hi].sum(axis=-1)
-    set_doa_columns(frames, frame_vec, white[:, lo:hi].sum(axis=-1))
+    set_doa_columns(frames, frame_vec, band_votes)
     axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
                      sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
     cones = np.zeros((len(axes), n_frames, 5), np.float32)
     if len(axes):
         cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
-    frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
                        power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
                        window_frames=wf)
@@ -227,17 +238,21 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
 
 def _whiten(votes, energy, psi, active, psi_max, lo, hi, power):
     """``whiten_votes`` of the votes and of the energy: both totals in one pass, the shared
-    per-bin step, then one scaling pass each (Numba; the same bits)."""
+    per-bin step, then one scaling pass each (Numba; the same bits); and the band sums of
+    the whitened votes."""
+    n_frames, n_bins = votes.shape
+    band = np.empty(n_frames, np.float32)
+    white = np.empty_like(votes)
     if power == 0:
-        return votes, energy
-    totals = np.empty((2, votes.shape[1]), np.float64)
+        scale_bins(votes, np.ones(n_bins), lo, hi, white, band)  # a copy, and the sums
+        return votes, energy, band
+    totals = np.empty((2, n_bins), np.float64)
     vote_totals(votes, energy, psi, active, psi_max, totals)
     weight = whiten_weights(totals, lo=lo, hi=hi, power=power)
-    white = np.empty_like(votes)
     steady = np.empty_like(energy)
-    scale_bins(votes, weight[0], white)
-    scale_bins(energy, weight[1], steady)
-    return white, steady
+    scale_bins(votes, weight[0], lo, hi, white, band)
+    scale_bins(energy, weight[1], lo, hi, steady, np.empty(n_frames, np.float32))
+    return white, steady, band
 
 
 # Host steps shared by the CPU path above and the GPU batches (foakit.gpu.batch).

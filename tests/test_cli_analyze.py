@@ -184,7 +184,7 @@ def test_parent_loads_every_kernel_the_workers_need(tmp_path):
         "from foakit.corpus import analyze_file, load_kernels\n"
         "from foakit.kernels import activity, cone, dirac, histogram, peaks, stft\n"
         "ks = [activity.hysteresis, activity.clean_activity, cone.cone_energy,\n"
-        "      dirac.dirac_features, dirac.vote_totals, dirac.scale_bins,\n"
+        "      dirac.dirac_features, dirac.vote_totals, dirac.scale_bins, dirac.frame_sums,\n"
         "      histogram.doa_histograms, peaks.pick_peaks, peaks.blur_hist,\n"
         "      stft._frame_into]\n"
         "load_kernels()\n"

@@ -4,11 +4,13 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from foakit.kernels.dirac import dirac_features, scale_bins, vote_totals
+from foakit.kernels.dirac import dirac_features, frame_sums, pairwise_sum, scale_bins, vote_totals
 from foakit.kernels.spatial import (
     diffuseness_from_smoothed,
+    frame_power,
     intensity_energy,
     onset_votes,
+    parseval_weights,
     whiten_votes,
     whiten_weights,
 )
@@ -65,6 +67,35 @@ def test_whitening_kernels_equal_whiten_votes_bit_for_bit(n_frames, n_bins, powe
     weight = whiten_weights(totals, lo=lo, hi=hi, power=power)
     for k, a in enumerate((votes, energy)):
         got = np.empty_like(a)
-        scale_bins(a, weight[k], got)
+        band = np.empty(n_frames, np.float32)
+        scale_bins(a, weight[k], lo, hi, got, band)
         ref = whiten_votes(a, psi, active, psi_max=psi_max, lo=lo, hi=hi, power=power)
         assert got.dtype == ref.dtype and np.array_equal(got, ref)
+        assert np.array_equal(band, ref[:, lo:hi].sum(axis=-1))
+
+
+@given(st.integers(0, 1100), st.integers(0, 30))
+def test_pairwise_sum_is_numpys_float32_sum(n, seed):
+    rng = np.random.default_rng(seed)
+    a = (rng.normal(size=n) * 10.0 ** rng.uniform(-6, 6, size=n)).astype(np.float32)
+    if seed % 5 == 0:
+        a[:] = -0.0  # NumPy's sum of negative zeros is +0.0
+    ref, got = a.sum(), pairwise_sum(a)
+    assert got == ref and np.signbit(got) == np.signbit(ref)
+
+
+@given(st.integers(1, 20), st.integers(2, 300), st.integers(0, 20))
+def test_frame_sums_equal_numpy_sums(n_frames, n_bins, seed):
+    rng = np.random.default_rng(seed)
+    inten = rng.normal(size=(3, n_frames, n_bins)).astype(np.float32)
+    energy = (rng.random((n_frames, n_bins)) * 10.0 ** rng.uniform(-8, 2)).astype(np.float32)
+    lo = int(rng.integers(0, n_bins - 1))
+    hi = int(rng.integers(lo + 1, n_bins + 1))
+    n_fft = 2 * (n_bins - 1) + int(seed % 2)
+    band = np.empty((4, n_frames), np.float32)
+    power = np.empty(n_frames, np.float32)
+    frame_sums(inten, energy, lo, hi, parseval_weights(n_bins, n_fft), band, power)
+    assert np.array_equal(band[:3], inten[:, :, lo:hi].sum(axis=-1))
+    assert np.array_equal(band[3], energy[:, lo:hi].sum(axis=-1))
+    power /= n_fft * 3.5
+    assert np.array_equal(power, frame_power(energy, n_fft, 3.5))

@@ -15,7 +15,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["dirac_features", "vote_totals", "scale_bins"]
+__all__ = ["dirac_features", "vote_totals", "scale_bins", "frame_sums", "pairwise_sum"]
 
 
 # Loops run over contiguous rows of one frame with reductions kept apart from element-wise
@@ -168,18 +168,144 @@ def vote_totals(votes, energy, psi, active, psi_max, totals):
 
 
 @numba.njit(cache=True, nogil=True)
-def scale_bins(a, weight, out):
+def scale_bins(a, weight, lo, hi, out, band):
     """``out[t, f] = float32(a[t, f] * weight[f])`` (the product in float64, as NumPy's
-    ``(a * weight).astype(float32)`` with float64 weights).
+    ``(a * weight).astype(float32)`` with float64 weights) and the band sums of ``out``.
 
     Parameters
     ----------
     a : ndarray [shape=(n_frames, n_bins), dtype=float32]
     weight : ndarray [shape=(n_bins,), dtype=float64]
+    lo, hi : int
+        The band.
     out : ndarray [shape=(n_frames, n_bins), dtype=float32]
+    band : ndarray [shape=(n_frames,), dtype=float32]
+        Output: ``out[:, lo:hi].sum(axis=-1)``, the same bits (:func:`pairwise_sum`).
     """
+    stack = np.empty((128, 3), np.int64)
+    vals = np.empty(64, np.float32)
     for t in range(a.shape[0]):
         at = a[t]
         ot = out[t]
         for f in range(at.shape[0]):
             ot[f] = np.float32(np.float64(at[f]) * weight[f])
+        band[t] = pairwise_sum(ot[lo:hi], stack, vals)
+
+
+@numba.njit(cache=True, nogil=True)
+def frame_sums(intensity, energy, lo, hi, parseval, band, power_sum):
+    """Per-frame sums of one clip, each the bits of the NumPy sum it replaces.
+
+    Parameters
+    ----------
+    intensity : ndarray [shape=(3, n_frames, n_bins), dtype=float32]
+    energy : ndarray [shape=(n_frames, n_bins), dtype=float32]
+    lo, hi : int
+        The band.
+    parseval : ndarray [shape=(n_bins,), dtype=float32]
+        :func:`foakit.kernels.spatial.parseval_weights`.
+    band : ndarray [shape=(4, n_frames), dtype=float32]
+        Output: band sums of ``Ix, Iy, Iz, E`` (``intensity[:, :, lo:hi].sum(-1)`` and
+        ``energy[:, lo:hi].sum(-1)``).
+    power_sum : ndarray [shape=(n_frames,), dtype=float32]
+        Output: ``(energy * parseval).sum(-1)`` (``frame_power`` before its scaling).
+    """
+    n_bins = energy.shape[1]
+    row = np.empty(n_bins, np.float32)
+    stack = np.empty((128, 3), np.int64)
+    vals = np.empty(64, np.float32)
+    for t in range(energy.shape[0]):
+        band[0, t] = pairwise_sum(intensity[0, t, lo:hi], stack, vals)
+        band[1, t] = pairwise_sum(intensity[1, t, lo:hi], stack, vals)
+        band[2, t] = pairwise_sum(intensity[2, t, lo:hi], stack, vals)
+        et = energy[t]
+        band[3, t] = pairwise_sum(et[lo:hi], stack, vals)
+        for f in range(n_bins):
+            row[f] = et[f] * parseval[f]
+        power_sum[t] = pairwise_sum(row, stack, vals)
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_sum(a, stack=None, vals=None):
+    """NumPy's sum of a contiguous float32 vector, bit for bit: its pairwise summation
+    (blocks of up to 128 summed with 8 float32 accumulators, halves split at multiples of 8
+    above that) added to the reduction's initial zero.
+
+    Parameters
+    ----------
+    a : ndarray [shape=(n,), dtype=float32]
+    stack, vals : ndarray [shape=(128, 3), dtype=int64], [shape=(64,), dtype=float32]
+        Scratch for the halving (NumPy recurses; a recursive Numba function cannot be
+        cached); kernels summing many rows pass them.
+    """
+    n = a.shape[0]
+    if n <= 128:
+        return np.float32(0.0) + _block_sum(a, 0, n)
+    if stack is None:
+        stack = np.empty((128, 3), np.int64)
+    if vals is None:
+        vals = np.empty(64, np.float32)
+    # depth-first over the halves, left before right, a node's sum once both are done
+    nv = 0
+    stack[0, 0] = 0
+    stack[0, 1] = n
+    stack[0, 2] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        start = stack[top, 0]
+        m = stack[top, 1]
+        if stack[top, 2] == 1:  # both halves summed
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+            continue
+        if m <= 128:
+            vals[nv] = _block_sum(a, start, m)
+            nv += 1
+            continue
+        m2 = m // 2
+        m2 -= m2 % 8
+        stack[top, 2] = 1
+        stack[top + 1, 0] = start + m2
+        stack[top + 1, 1] = m - m2
+        stack[top + 1, 2] = 0
+        stack[top + 2, 0] = start
+        stack[top + 2, 1] = m2
+        stack[top + 2, 2] = 0
+        top += 3
+    return np.float32(0.0) + vals[0]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _block_sum(a, start, n):
+    """NumPy's pairwise sum of ``a[start:start + n]`` for ``n <= 128`` (a leaf)."""
+    if n < 8:
+        res = np.float32(-0.0)
+        for i in range(start, start + n):
+            res += a[i]
+        return res
+    r0 = a[start]
+    r1 = a[start + 1]
+    r2 = a[start + 2]
+    r3 = a[start + 3]
+    r4 = a[start + 4]
+    r5 = a[start + 5]
+    r6 = a[start + 6]
+    r7 = a[start + 7]
+    i = 8
+    while i < n - n % 8:
+        j = start + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res

@@ -24,6 +24,7 @@ __all__ = [
     "diffuseness",
     "diffuseness_from_smoothed",
     "frame_power",
+    "parseval_weights",
     "onset_votes",
     "whiten_votes",
     "whiten_weights",
@@ -127,13 +128,19 @@ def frame_power(power: Any, n_fft: int, window_sq_sum: float) -> Any:
     power : ndarray [shape=(..., n_frames, n_fft // 2 + 1)]
         ``|X_k|^2`` (or the energy E, giving the W-channel power of plane waves).
     """
-    xp = array_module(power)
-    nb = power.shape[-1]
-    weights = xp.full(nb, 2.0, dtype=power.dtype)
+    weights = parseval_weights(power.shape[-1], n_fft, xp=array_module(power),
+                               dtype=power.dtype)
+    return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
+
+
+def parseval_weights(n_bins: int, n_fft: int, *, xp: Any = np, dtype: Any = np.float32) -> Any:
+    """Weights of one-sided bins in a power sum: 1 for DC (and Nyquist when ``n_fft`` is
+    even), 2 for the others (their negative-frequency twins)."""
+    weights = xp.full(n_bins, 2.0, dtype=dtype)
     weights[0] = 1.0
     if n_fft % 2 == 0:
         weights[-1] = 1.0
-    return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
+    return weights
 
 
 def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2, floor: float = 0.0) -> Any:
