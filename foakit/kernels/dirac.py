@@ -15,7 +15,13 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["dirac_features", "vote_totals", "scale_bins", "frame_sums", "pairwise_sum"]
+__all__ = [
+    "dirac_features",
+    "vote_totals",
+    "scale_bins",
+    "frame_sums",
+    "pairwise_sum",
+]
 
 
 # Loops run over contiguous rows of one frame with reductions kept apart from element-wise
@@ -182,14 +188,12 @@ def scale_bins(a, weight, lo, hi, out, band):
     band : ndarray [shape=(n_frames,), dtype=float32]
         Output: ``out[:, lo:hi].sum(axis=-1)``, the same bits (:func:`pairwise_sum`).
     """
-    stack = np.empty((128, 3), np.int64)
-    vals = np.empty(64, np.float32)
     for t in range(a.shape[0]):
         at = a[t]
         ot = out[t]
         for f in range(at.shape[0]):
             ot[f] = np.float32(np.float64(at[f]) * weight[f])
-        band[t] = pairwise_sum(ot[lo:hi], stack, vals)
+        band[t] = pairwise_sum(ot[lo:hi])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -212,100 +216,154 @@ def frame_sums(intensity, energy, lo, hi, parseval, band, power_sum):
     """
     n_bins = energy.shape[1]
     row = np.empty(n_bins, np.float32)
-    stack = np.empty((128, 3), np.int64)
-    vals = np.empty(64, np.float32)
     for t in range(energy.shape[0]):
-        band[0, t] = pairwise_sum(intensity[0, t, lo:hi], stack, vals)
-        band[1, t] = pairwise_sum(intensity[1, t, lo:hi], stack, vals)
-        band[2, t] = pairwise_sum(intensity[2, t, lo:hi], stack, vals)
+        band[0, t] = pairwise_sum(intensity[0, t, lo:hi])
+        band[1, t] = pairwise_sum(intensity[1, t, lo:hi])
+        band[2, t] = pairwise_sum(intensity[2, t, lo:hi])
         et = energy[t]
-        band[3, t] = pairwise_sum(et[lo:hi], stack, vals)
+        band[3, t] = pairwise_sum(et[lo:hi])
         for f in range(n_bins):
             row[f] = et[f] * parseval[f]
-        power_sum[t] = pairwise_sum(row, stack, vals)
+        power_sum[t] = pairwise_sum(row)
 
 
-@numba.njit(cache=True, nogil=True)
-def pairwise_sum(a, stack=None, vals=None):
+@numba.njit(cache=True, nogil=True, inline="always")
+def pairwise_sum(a):
     """NumPy's sum of a contiguous float32 vector, bit for bit: its pairwise summation
     (blocks of up to 128 summed with 8 float32 accumulators, halves split at multiples of 8
     above that) added to the reduction's initial zero.
 
-    Parameters
-    ----------
-    a : ndarray [shape=(n,), dtype=float32]
-    stack, vals : ndarray [shape=(128, 3), dtype=int64], [shape=(64,), dtype=float32]
-        Scratch for the halving (NumPy recurses; a recursive Numba function cannot be
-        cached); kernels summing many rows pass them.
+    NumPy recurses; a recursive Numba function cannot be cached, so the halving is spelled
+    out for four levels (up to 1808 elements: every band and spectrum here) and a postfix
+    plan of the halves (:func:`_pairwise_planned`) takes longer vectors.
     """
-    n = a.shape[0]
-    if n <= 128:
-        return np.float32(0.0) + _block_sum(a, 0, n)
-    if stack is None:
-        stack = np.empty((128, 3), np.int64)
-    if vals is None:
-        vals = np.empty(64, np.float32)
-    # depth-first over the halves, left before right, a node's sum once both are done
-    nv = 0
-    stack[0, 0] = 0
-    stack[0, 1] = n
-    stack[0, 2] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        start = stack[top, 0]
-        m = stack[top, 1]
-        if stack[top, 2] == 1:  # both halves summed
-            nv -= 1
-            vals[nv - 1] = vals[nv - 1] + vals[nv]
-            continue
-        if m <= 128:
-            vals[nv] = _block_sum(a, start, m)
-            nv += 1
-            continue
-        m2 = m // 2
-        m2 -= m2 % 8
-        stack[top, 2] = 1
-        stack[top + 1, 0] = start + m2
-        stack[top + 1, 1] = m - m2
-        stack[top + 1, 2] = 0
-        stack[top + 2, 0] = start
-        stack[top + 2, 1] = m2
-        stack[top + 2, 2] = 0
-        top += 3
-    return np.float32(0.0) + vals[0]
+    return np.float32(0.0) + _halves4(a)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _block_sum(a, start, n):
-    """NumPy's pairwise sum of ``a[start:start + n]`` for ``n <= 128`` (a leaf)."""
+def _half(n):
+    m = n // 2
+    return m - m % 8
+
+
+# _halvesK sums up to N_K elements, N_0 = 128 and N_K = 2 N_(K-1) - 16: a half of n is at
+# most n / 2 + 8 long, so both halves of a vector _halvesK takes fit _halves(K-1)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _halves1(a):
+    n = a.shape[0]
+    if n <= 128:
+        return _block_sum(a)
+    h = _half(n)
+    return _block_sum(a[:h]) + _block_sum(a[h:])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _halves2(a):
+    n = a.shape[0]
+    if n <= 128:
+        return _block_sum(a)
+    h = _half(n)
+    return _halves1(a[:h]) + _halves1(a[h:])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _halves3(a):
+    n = a.shape[0]
+    if n <= 128:
+        return _block_sum(a)
+    h = _half(n)
+    return _halves2(a[:h]) + _halves2(a[h:])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _halves4(a):
+    n = a.shape[0]
+    if n <= 128:
+        return _block_sum(a)
+    if n > 1808:
+        return _pairwise_planned(a)
+    h = _half(n)
+    return _halves3(a[:h]) + _halves3(a[h:])
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairwise_planned(a):
+    """The pairwise sum of any length (without the initial zero): the halving as a postfix
+    program, rows ``(start, length)`` for leaves and ``(0, -1)`` for adding the last two
+    sums, then run."""
+    plan = np.empty((128, 2), np.int64)
+    todo = np.empty((128, 3), np.int64)  # depth-first, left half first, the sum after both
+    todo[0, 0] = 0
+    todo[0, 1] = a.shape[0]
+    todo[0, 2] = 0
+    top = 1
+    k = 0
+    while top > 0:
+        top -= 1
+        start = todo[top, 0]
+        m = todo[top, 1]
+        if todo[top, 2] == 1:
+            plan[k, 0] = 0
+            plan[k, 1] = -1
+            k += 1
+            continue
+        if m <= 128:
+            plan[k, 0] = start
+            plan[k, 1] = m
+            k += 1
+            continue
+        h = _half(m)
+        todo[top, 2] = 1
+        todo[top + 1, 0] = start + h
+        todo[top + 1, 1] = m - h
+        todo[top + 1, 2] = 0
+        todo[top + 2, 0] = start
+        todo[top + 2, 1] = h
+        todo[top + 2, 2] = 0
+        top += 3
+    vals = np.empty(64, np.float32)
+    nv = 0
+    for i in range(k):
+        if plan[i, 1] < 0:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+        else:
+            vals[nv] = _block_sum(a[plan[i, 0]:plan[i, 0] + plan[i, 1]])
+            nv += 1
+    return vals[0]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _block_sum(b):
+    """NumPy's pairwise sum of a leaf ``b`` (at most 128 elements).  Indices come from
+    ranges (non-negative to LLVM: no wrap-around test, the 8 accumulators vectorise)."""
+    n = b.shape[0]
     if n < 8:
         res = np.float32(-0.0)
-        for i in range(start, start + n):
-            res += a[i]
+        for i in range(n):
+            res += b[i]
         return res
-    r0 = a[start]
-    r1 = a[start + 1]
-    r2 = a[start + 2]
-    r3 = a[start + 3]
-    r4 = a[start + 4]
-    r5 = a[start + 5]
-    r6 = a[start + 6]
-    r7 = a[start + 7]
+    r0 = b[0]
+    r1 = b[1]
+    r2 = b[2]
+    r3 = b[3]
+    r4 = b[4]
+    r5 = b[5]
+    r6 = b[6]
+    r7 = b[7]
     i = 8
     while i < n - n % 8:
-        j = start + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
+        r0 += b[i]
+        r1 += b[i + 1]
+        r2 += b[i + 2]
+        r3 += b[i + 3]
+        r4 += b[i + 4]
+        r5 += b[i + 5]
+        r6 += b[i + 6]
+        r7 += b[i + 7]
         i += 8
     res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     while i < n:
-        res += a[start + i]
+        res += b[i]
         i += 1
     return res
