@@ -6,6 +6,7 @@ over folders.  Mono and stereo clips get energy and activity only (spatial field
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +22,7 @@ from .events import (
     source_axes,
 )
 from .io import Clip
-from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
+from .kernels.activity import clean_activity, hysteresis, percentile_pair, segments
 from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features, frame_sums, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
@@ -95,8 +96,8 @@ def detect_activity(level_db: np.ndarray, params: AnalysisParams, frame_rate: fl
     """
     level = np.asarray(level_db, dtype=np.float32)
     n = level.shape[0]
-    floor = noise_floor(level, params.floor_percentile)
-    top = float(np.percentile(level, 95))
+    # noise_floor's and the 95th percentile, NumPy's bits, from one sort (Numba)
+    floor, top = percentile_pair(level, float(params.floor_percentile), 95.0)
     if top - floor < params.act_on_db:
         return np.full(n, np.median(level) > params.abs_active_dbfs, dtype=bool)
     out = np.zeros((1, n), dtype=np.uint8)
@@ -137,7 +138,7 @@ def analyze_samples(
         raise ParameterError(f"samples must have shape (1|2|4, n), got {x.shape}")
     grid = params.grid(sample_rate)
     spec = stft(x, win_length=grid.win_length, hop_length=grid.hop_length, n_fft=grid.n_fft)
-    wss = float(np.sum(hann(grid.win_length).astype(np.float64) ** 2))
+    wss = _window_sq_sum(grid.win_length)
     # one-sided bin energies -> mean-square power (Parseval); cones sum non-DC bins
     power_scale = 2.0 / (grid.n_fft * wss)
     n_frames = spec.shape[-2]
@@ -196,6 +197,11 @@ def analyze_samples(
                             n_sources=None)
     return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale,
                     frame_iv)
+
+
+@functools.lru_cache(maxsize=8)
+def _window_sq_sum(win_length: int) -> float:
+    return float(np.sum(hann(win_length).astype(np.float64) ** 2))
 
 
 def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale, frame_iv

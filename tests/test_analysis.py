@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from foakit.analysis import FRAME_COLUMNS, analyze_samples, detect_activity
 from foakit.conventions import angular_distance
 from foakit.errors import ParameterError
+from foakit.kernels.activity import percentile_pair
 from foakit.params import AnalysisParams
 
 from .conftest import plane_wave_scene
@@ -150,3 +151,13 @@ def test_known_anechoic_scene_three_sources_from_synth():
         ev = min(res.events, key=lambda v: angular_distance(v.azimuth_deg, v.elevation_deg, a, e))
         assert angular_distance(ev.azimuth_deg, ev.elevation_deg, a, e) < 3
         assert abs(ev.onset_s - on) < 0.2
+
+
+@given(st.integers(1, 700), st.sampled_from([(10.0, 95.0), (0.0, 100.0), (3.7, 50.0)]),
+       st.integers(0, 40))
+def test_percentile_pair_is_numpys(n, qs, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3) - 60.0).astype(np.float32)
+    x[rng.random(n) < 0.3] = np.float32(-120.0)  # ties
+    got = percentile_pair(x, *qs)
+    assert got == tuple(float(np.percentile(x, q)) for q in qs)

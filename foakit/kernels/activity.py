@@ -8,10 +8,12 @@ The CUDA twin in :mod:`foakit.kernels.cuda` has the same signature (one thread p
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
-__all__ = ["hysteresis", "clean_activity", "segments", "noise_floor"]
+__all__ = ["hysteresis", "clean_activity", "segments", "noise_floor", "percentile_pair"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -103,3 +105,50 @@ def segments(mask: np.ndarray) -> np.ndarray:
 def noise_floor(level_db: np.ndarray, percentile: float) -> float:
     """Noise-floor estimate: a low percentile of the frame levels (dB)."""
     return float(np.percentile(level_db, percentile))
+
+
+@numba.njit(cache=True, nogil=True)
+def percentile_pair(values, q1, q2):
+    """``float(np.percentile(values, q))`` for two percentiles of one float32 vector, from
+    one sort, bit for bit.
+
+    NumPy's linear method for a Python-number ``q``: virtual index ``(n - 1) q / 100``, the
+    weight rounded to float32 (weak promotion) and its two-sided lerp in float32; NaN when
+    ``values`` holds a NaN (as NumPy) or is empty (where NumPy raises).
+
+    Parameters
+    ----------
+    values : ndarray [shape=(n,), dtype=float32]
+    q1, q2 : float
+        Percentiles in [0, 100].
+
+    Returns
+    -------
+    tuple of float
+    """
+    srt = np.sort(values)
+    if srt.shape[0] == 0 or np.isnan(srt[-1]):  # NaNs sort last
+        return np.nan, np.nan
+    return _sorted_percentile(srt, q1), _sorted_percentile(srt, q2)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sorted_percentile(srt, q):
+    n = srt.shape[0]
+    vi = (n - 1) * (q / 100.0)
+    if vi >= n - 1:  # NumPy takes the last element, with the weight of index -1
+        prev = -1
+        nxt = -1
+    elif vi < 0:
+        prev = 0
+        nxt = 0
+    else:
+        prev = int(math.floor(vi))
+        nxt = prev + 1
+    gamma = vi - prev
+    a = srt[prev]
+    b = srt[nxt]
+    d = b - a
+    if gamma >= 0.5:
+        return float(b - d * np.float32(1.0 - gamma))
+    return float(a + d * np.float32(gamma))
