@@ -173,6 +173,8 @@ def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
         if len(tr.windows) < 4:
             continue
         az, _ = vector_to_direction(np.asarray(tr.vecs))
+        if not _may_move(az.tolist(), tr.windows, tr.weights, 2 * params.motion_min_deg):
+            continue  # the fit below would reject it (most tracks: stationary sources)
         az = np.rad2deg(np.unwrap(np.deg2rad(az)))
         w = np.asarray(tr.windows, dtype=float)
         slope, icpt = np.polyfit(w, az, 1, w=np.sqrt(np.asarray(tr.weights)))
@@ -181,6 +183,30 @@ def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
         if abs(change) >= 2 * params.motion_min_deg and resid < params.track_gate_deg / 2:
             out.append(tr)
     return out
+
+
+def _may_move(az: list[float], windows: list[int], weights: list[float],
+              change_min: float) -> bool:
+    """False only where :func:`moving_tracks`' weighted straight-line fit of the unwrapped
+    azimuth certainly changes by less than ``change_min`` over the track.
+
+    The fit's slope is at most ``sqrt(Syy / Sxx)`` in magnitude (Cauchy-Schwarz; weighted
+    sums of squares about the weighted means).  With no step of 179 degrees or more,
+    ``np.unwrap`` leaves the azimuths as they are (up to the degree-radian round trip's last
+    bits), so the raw ones stand in; the margins cover that and the fit's own rounding.
+    """
+    for a, b in zip(az[:-1], az[1:], strict=True):
+        if not abs(b - a) < 179.0:  # a wrap (or NaN): decide by the fit itself
+            return True
+    sw = sum(weights)
+    xm = sum(w * x for w, x in zip(weights, windows, strict=True)) / sw
+    ym = sum(w * y for w, y in zip(weights, az, strict=True)) / sw
+    sxx = sum(w * (x - xm) ** 2 for w, x in zip(weights, windows, strict=True))
+    syy = sum(w * (y - ym) ** 2 for w, y in zip(weights, az, strict=True))
+    if not sxx > 0.0:
+        return True
+    bound = (windows[-1] - windows[0]) * math.sqrt(syy / sxx)
+    return not bound * (1.0 + 1e-6) + 1e-6 < change_min
 
 
 def source_axes(clip_peaks: np.ndarray, moving: list[Track], n_frames: int,

@@ -4,10 +4,11 @@ import dataclasses
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foakit.events import Event, _clip, _smooth3_rows, link_tracks
+from foakit.conventions import direction_to_vector, vector_to_direction
+from foakit.events import Event, Track, _clip, _smooth3_rows, link_tracks, moving_tracks
 from foakit.params import AnalysisParams
 
 
@@ -52,3 +53,35 @@ def test_link_tracks_follows_sources_within_the_gate():
     tracks = link_tracks(peaks, params)
     assert [tr.windows for tr in tracks] == [list(range(6)), [0, 1, 3, 4, 5]]
     assert tracks[0].weight == 12.0 and tracks[1].vecs[2].dtype == np.float64
+
+
+def _moving_by_fit(tracks, params):
+    """moving_tracks without its shortcut: the straight-line fit of every track."""
+    out = []
+    for tr in tracks:
+        if len(tr.windows) < 4:
+            continue
+        az, _ = vector_to_direction(np.asarray(tr.vecs))
+        az = np.rad2deg(np.unwrap(np.deg2rad(az)))
+        w = np.asarray(tr.windows, dtype=float)
+        slope, icpt = np.polyfit(w, az, 1, w=np.sqrt(np.asarray(tr.weights)))
+        resid = np.median(np.abs(az - (icpt + slope * w)))
+        if (abs(slope * (w[-1] - w[0])) >= 2 * params.motion_min_deg
+                and resid < params.track_gate_deg / 2):
+            out.append(tr)
+    return out
+
+
+@settings(max_examples=300)
+@given(st.integers(4, 26), st.sampled_from([0.0, 1.0, 3.0, 10.0, 30.0]),
+       st.sampled_from([0.5, 5.0, 20.0, 60.0]), st.integers(0, 10_000))
+def test_moving_tracks_shortcut_keeps_the_fits_decisions(m, rate, noise, seed):
+    rng = np.random.default_rng(seed)
+    windows = sorted(rng.choice(40, size=m, replace=False).tolist())
+    az = rng.uniform(-180, 180) + rate * np.asarray(windows) + rng.normal(size=m) * noise
+    el = rng.uniform(-80, 80) + rng.normal(size=m) * 3.0
+    vecs = direction_to_vector(az, el).astype(np.float32).astype(np.float64)
+    weights = (rng.random(m) ** 2 * 10 + 1e-6).astype(np.float32).astype(float).tolist()
+    tracks = [Track(windows, list(vecs), weights)]
+    params = AnalysisParams()
+    assert len(moving_tracks(tracks, params)) == len(_moving_by_fit(tracks, params))
