@@ -22,7 +22,13 @@ from .events import (
     source_axes,
 )
 from .io import Clip
-from .kernels.activity import clean_activity, hysteresis, percentile_pair, segments
+from .kernels.activity import (
+    clean_activity,
+    hysteresis,
+    median_f32,
+    percentile_pair,
+    segments,
+)
 from .kernels.cone import cone_energy
 from .kernels.dirac import dirac_features, frame_sums, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
@@ -231,15 +237,16 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
     set_doa_columns(frames, frame_vec, band_votes)
+    clip_psi = clip_diffuseness(frames["diffuseness"], active)
     axes = clip_axes(peaks, hist.sum(axis=0), vsum.sum(axis=0), n_frames, wf, params,
-                     sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
+                     sh[0], sv[0], clip_psi)
     cones = np.zeros((len(axes), n_frames, 5), np.float32)
     if len(axes):
         cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
                        power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
-                       window_frames=wf)
+                       window_frames=wf, clip_psi=clip_psi)
 
 
 def _whiten(votes, energy, psi, active, psi_max, lo, hi, power):
@@ -279,7 +286,11 @@ def clip_diffuseness(frame_psi: np.ndarray, active: np.ndarray) -> float:
     about 0-0.2 for dry scenes, 0.5-0.9 in reverberant rooms."""
     vals = np.asarray(frame_psi)[np.asarray(active, dtype=bool)]
     vals = vals[np.isfinite(vals)]
-    return float(np.median(vals)) if vals.size else 1.0
+    if not vals.size:
+        return 1.0
+    if vals.dtype == np.float32:
+        return median_f32(vals)  # np.median's bits (Numba)
+    return float(np.median(vals))
 
 
 def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n_frames: int,
@@ -333,13 +344,16 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
 
 def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.ndarray, *,
                 grid: StftGrid, n_samples: int, power_scale: float, params: AnalysisParams,
-                peaks: np.ndarray, window_hist: np.ndarray | None, window_frames: int
-                ) -> ClipAnalysis:
-    """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones."""
+                peaks: np.ndarray, window_hist: np.ndarray | None, window_frames: int,
+                clip_psi: float | None = None) -> ClipAnalysis:
+    """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones
+    (``clip_psi``: its :func:`clip_diffuseness`, when already known)."""
     fr = grid.frame_rate
+    if clip_psi is None:
+        clip_psi = clip_diffuseness(frames["diffuseness"], frames["active"])
     # reflections and reverberant leakage are what the onset tests guard against; a dry clip
     # has neither, and there overlapping sources may start without clean onsets of their own
-    wet = clip_diffuseness(frames["diffuseness"], frames["active"]) >= params.dry_psi
+    wet = clip_psi >= params.dry_psi
     if wet and len(axes) > 1 and cones.shape[2] > 4:
         keep = echo_axes(cones[..., 4], params.echo_share)
         cones, axes = cones[keep], axes[keep]

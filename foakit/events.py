@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .conventions import angular_distance, vector_to_direction
-from .kernels.activity import clean_activity, hysteresis, segments
+from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
 __all__ = [
@@ -290,19 +290,13 @@ def events_from_cones(
     span = np.any(axes != 0.0, axis=-1)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
-    ref = np.full(n_tracks, -200.0, dtype=np.float32)  # the cone's loud level
-    # per-row percentiles and medians of a 2-D array are the rows' own, bit for bit: one call
-    # for the axes that span the clip (the stationary ones), one per moving axis
-    full = span.all(axis=1)
-    if full.any():
-        ref[full] = np.percentile(level[full], 95, axis=1)
-    for k in np.flatnonzero(~full):
-        if span[k].any():
-            ref[k] = np.percentile(level[k, span[k]], 95)
+    # the cone's loud level (95th percentile over its span) and its level while nothing is
+    # active (median: what noise alone puts there), NumPy's bits (Numba)
+    ref = np.empty(n_tracks, dtype=np.float32)
+    noise_a = np.empty(n_tracks)
     quiet = ~frame_active
-    # the cone's level while nothing is active: what noise alone puts there
-    noise = (np.median(level[:, quiet], axis=1).tolist() if np.count_nonzero(quiet) >= 10
-             else [-200.0] * n_tracks)
+    cone_levels(level, span, quiet, 10, 95.0, ref, noise_a)
+    noise = noise_a.tolist()
     for k in range(n_tracks):
         on[k] = max(ref[k] - 20.0, noise[k] + params.act_on_db)
         off[k] = max(ref[k] - 30.0, noise[k] + params.act_off_db)
