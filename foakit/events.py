@@ -28,12 +28,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .conventions import angular_distance, vector_to_direction
+from .conventions import direction_to_vector, vector_to_direction
 from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
@@ -445,8 +446,18 @@ def _clip(x: float, lo: float, hi: float) -> float:
 
 
 def _close(a: Event, b: Event, deg: float) -> bool:
-    return float(angular_distance(a.azimuth_deg, a.elevation_deg,
-                                  b.azimuth_deg, b.elevation_deg)) <= deg
+    """``angular_distance(a, b) <= deg`` with each direction's unit vector made once: the
+    dot product summed as np.sum sums three numbers, then NumPy's clip, arccos and
+    rad2deg (the same bits)."""
+    ax, ay, az = _unit_vector(a.azimuth_deg, a.elevation_deg)
+    bx, by, bz = _unit_vector(b.azimuth_deg, b.elevation_deg)
+    c = _clip(ax * bx + ay * by + az * bz, -1.0, 1.0)
+    return float(np.rad2deg(np.arccos(c))) <= deg
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_vector(az_deg: float, el_deg: float) -> tuple[float, float, float]:
+    return tuple(direction_to_vector(az_deg, el_deg).tolist())
 
 
 def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event]:

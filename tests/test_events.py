@@ -7,8 +7,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foakit.conventions import direction_to_vector, vector_to_direction
-from foakit.events import Event, Track, _clip, _smooth3_rows, link_tracks, moving_tracks
+from foakit.conventions import angular_distance, direction_to_vector, vector_to_direction
+from foakit.events import (
+    Event,
+    Track,
+    _clip,
+    _close,
+    _smooth3_rows,
+    link_tracks,
+    moving_tracks,
+)
 from foakit.params import AnalysisParams
 
 
@@ -85,3 +93,11 @@ def test_moving_tracks_shortcut_keeps_the_fits_decisions(m, rate, noise, seed):
     tracks = [Track(windows, list(vecs), weights)]
     params = AnalysisParams()
     assert len(moving_tracks(tracks, params)) == len(_moving_by_fit(tracks, params))
+
+
+@given(st.floats(-180, 180), st.floats(-90, 90), st.floats(-40, 40), st.floats(-20, 20))
+def test_close_is_angular_distance_within_the_gate(az, el, daz, del_):
+    a, b = Event(0.0, 1.0, az, el), Event(0.0, 1.0, az + daz, max(-90.0, min(90.0, el + del_)))
+    d = float(angular_distance(a.azimuth_deg, a.elevation_deg, b.azimuth_deg, b.elevation_deg))
+    for deg in (d, float(np.nextafter(d, -1.0)), 30.0):
+        assert _close(a, b, deg) == (d <= deg)
