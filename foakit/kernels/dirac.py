@@ -188,12 +188,15 @@ def scale_bins(a, weight, lo, hi, out, band):
     band : ndarray [shape=(n_frames,), dtype=float32]
         Output: ``out[:, lo:hi].sum(axis=-1)``, the same bits (:func:`pairwise_sum`).
     """
+    plan = np.empty((128, 2), np.int64)
+    n_plan = _pairwise_plan(max(hi - lo, 0), plan)
+    vals = np.empty(64, np.float32)
     for t in range(a.shape[0]):
         at = a[t]
         ot = out[t]
         for f in range(at.shape[0]):
             ot[f] = np.float32(np.float64(at[f]) * weight[f])
-        band[t] = pairwise_sum(ot[lo:hi])
+        band[t] = _pairwise_run(ot[lo:hi], plan, n_plan, vals)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -216,85 +219,43 @@ def frame_sums(intensity, energy, lo, hi, parseval, band, power_sum):
     """
     n_bins = energy.shape[1]
     row = np.empty(n_bins, np.float32)
+    plan = np.empty((128, 2), np.int64)
+    n_plan = _pairwise_plan(max(hi - lo, 0), plan)
+    plan_all = np.empty((128, 2), np.int64)
+    n_all = _pairwise_plan(n_bins, plan_all)
+    vals = np.empty(64, np.float32)
     for t in range(energy.shape[0]):
-        band[0, t] = pairwise_sum(intensity[0, t, lo:hi])
-        band[1, t] = pairwise_sum(intensity[1, t, lo:hi])
-        band[2, t] = pairwise_sum(intensity[2, t, lo:hi])
+        for c in range(3):
+            band[c, t] = _pairwise_run(intensity[c, t, lo:hi], plan, n_plan, vals)
         et = energy[t]
-        band[3, t] = pairwise_sum(et[lo:hi])
+        band[3, t] = _pairwise_run(et[lo:hi], plan, n_plan, vals)
         for f in range(n_bins):
             row[f] = et[f] * parseval[f]
-        power_sum[t] = pairwise_sum(row)
+        power_sum[t] = _pairwise_run(row, plan_all, n_all, vals)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def pairwise_sum(a):
     """NumPy's sum of a contiguous float32 vector, bit for bit: its pairwise summation
     (blocks of up to 128 summed with 8 float32 accumulators, halves split at multiples of 8
     above that) added to the reduction's initial zero.
 
-    NumPy recurses; a recursive Numba function cannot be cached, so the halving is spelled
-    out for four levels (up to 1808 elements: every band and spectrum here) and a postfix
-    plan of the halves (:func:`_pairwise_planned`) takes longer vectors.
+    Kernels summing many rows of one length make the halving's plan once
+    (:func:`_pairwise_plan`) and run it per row (:func:`_pairwise_run`).
     """
-    return np.float32(0.0) + _halves4(a)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _half(n):
-    m = n // 2
-    return m - m % 8
-
-
-# _halvesK sums up to N_K elements, N_0 = 128 and N_K = 2 N_(K-1) - 16: a half of n is at
-# most n / 2 + 8 long, so both halves of a vector _halvesK takes fit _halves(K-1)
-@numba.njit(cache=True, nogil=True, inline="always")
-def _halves1(a):
-    n = a.shape[0]
-    if n <= 128:
-        return _block_sum(a)
-    h = _half(n)
-    return _block_sum(a[:h]) + _block_sum(a[h:])
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _halves2(a):
-    n = a.shape[0]
-    if n <= 128:
-        return _block_sum(a)
-    h = _half(n)
-    return _halves1(a[:h]) + _halves1(a[h:])
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _halves3(a):
-    n = a.shape[0]
-    if n <= 128:
-        return _block_sum(a)
-    h = _half(n)
-    return _halves2(a[:h]) + _halves2(a[h:])
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _halves4(a):
-    n = a.shape[0]
-    if n <= 128:
-        return _block_sum(a)
-    if n > 1808:
-        return _pairwise_planned(a)
-    h = _half(n)
-    return _halves3(a[:h]) + _halves3(a[h:])
+    plan = np.empty((128, 2), np.int64)
+    return _pairwise_run(a, plan, _pairwise_plan(a.shape[0], plan), np.empty(64, np.float32))
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairwise_planned(a):
-    """The pairwise sum of any length (without the initial zero): the halving as a postfix
-    program, rows ``(start, length)`` for leaves and ``(0, -1)`` for adding the last two
-    sums, then run."""
-    plan = np.empty((128, 2), np.int64)
+def _pairwise_plan(n, plan):
+    """NumPy's halving of ``n`` elements as a postfix program in ``plan``: rows
+    ``(start, length)`` are leaves of at most 128, ``(0, -1)`` adds the last two sums;
+    returns its length.  (NumPy recurses; a recursive Numba function cannot be cached, and
+    the halving spelled out per call site made kernels of megabytes.)"""
     todo = np.empty((128, 3), np.int64)  # depth-first, left half first, the sum after both
     todo[0, 0] = 0
-    todo[0, 1] = a.shape[0]
+    todo[0, 1] = n
     todo[0, 2] = 0
     top = 1
     k = 0
@@ -312,7 +273,8 @@ def _pairwise_planned(a):
             plan[k, 1] = m
             k += 1
             continue
-        h = _half(m)
+        h = m // 2
+        h -= h % 8
         todo[top, 2] = 1
         todo[top + 1, 0] = start + h
         todo[top + 1, 1] = m - h
@@ -321,16 +283,23 @@ def _pairwise_planned(a):
         todo[top + 2, 1] = h
         todo[top + 2, 2] = 0
         top += 3
-    vals = np.empty(64, np.float32)
+    return k
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pairwise_run(a, plan, n_plan, vals):
+    """The pairwise sum of ``a`` by its length's plan (``vals``: float32 scratch of 64)."""
     nv = 0
-    for i in range(k):
-        if plan[i, 1] < 0:
+    for k in range(n_plan):
+        length = plan[k, 1]
+        if length < 0:
             nv -= 1
             vals[nv - 1] = vals[nv - 1] + vals[nv]
         else:
-            vals[nv] = _block_sum(a[plan[i, 0]:plan[i, 0] + plan[i, 1]])
+            start = plan[k, 0]
+            vals[nv] = _block_sum(a[start:start + length])
             nv += 1
-    return vals[0]
+    return np.float32(0.0) + vals[0]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
