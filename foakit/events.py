@@ -93,7 +93,30 @@ class Track:
 
     @property
     def weight(self) -> float:
-        return float(np.sum(self.weights))
+        return _np_sum(self.weights)
+
+
+def _np_sum(values: list[float]) -> float:
+    """``float(np.sum(values))`` of a list of floats, in NumPy's pairwise order (8
+    accumulators for 8 to 128 values) without building an array."""
+    n = len(values)
+    if n > 128:
+        return float(np.sum(values))
+    if n < 8:
+        res = -0.0
+        for v in values:
+            res += v
+        return 0.0 + res
+    r = values[:8]
+    i = 8
+    while i < n - n % 8:
+        for k in range(8):
+            r[k] += values[i + k]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for v in values[i:]:
+        res += v
+    return 0.0 + res
 
 
 def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
@@ -111,6 +134,7 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
     # index order is np.dot's value bit for bit, without its per-call cost
     last: list[tuple[float, float, float]] = []  # each track's latest vector
     rows = peaks.tolist()
+    vecs = peaks[:, :, :3].astype(np.float64)
     for w, row in enumerate(rows):
         open_ids = [i for i in open_ids
                     if w - tracks[i].windows[-1] <= params.track_max_gap_windows + 1]
@@ -126,7 +150,7 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
                 c = lx * x + ly * y + lz * z
                 if c >= best_cos:
                     best, best_cos = i, c
-            v = peaks[w, k, :3].astype(np.float64)
+            v = vecs[w, k]
             if best < 0:
                 tracks.append(Track([w], [v], [wgt]))
                 last.append((x, y, z))
@@ -140,8 +164,9 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
                 last[best] = (x, y, z)
             taken.add(best)
     if tracks:
-        top = max(tr.weight for tr in tracks)
-        tracks = [tr for tr in tracks if tr.weight >= params.min_track_weight * top]
+        weights = [tr.weight for tr in tracks]
+        least = params.min_track_weight * max(weights)
+        tracks = [tr for tr, wt in zip(tracks, weights, strict=True) if wt >= least]
     return tracks
 
 

@@ -101,3 +101,10 @@ def test_close_is_angular_distance_within_the_gate(az, el, daz, del_):
     d = float(angular_distance(a.azimuth_deg, a.elevation_deg, b.azimuth_deg, b.elevation_deg))
     for deg in (d, float(np.nextafter(d, -1.0)), 30.0):
         assert _close(a, b, deg) == (d <= deg)
+
+
+@given(st.lists(st.floats(0.0, 1e6, width=32), max_size=200))
+def test_track_weight_is_np_sum(values):
+    got = Track(list(range(len(values))), [], values).weight
+    ref = float(np.sum(values))
+    assert got == ref and math.copysign(1.0, got) == math.copysign(1.0, ref)
