@@ -125,8 +125,6 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
         Not audio, empty, truncated or corrupt, zero frames, a channel count other than
         1, 2 or 4, or NaN / Inf samples.
     """
-    import soundfile as sf
-
     p = os.fspath(path)
     order = check_channel_order(channel_order)
     if not os.path.isfile(p):
@@ -137,6 +135,8 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     if plain is not None:
         sr, data = plain
         return _pcm16_clip(data, sr, p, order)
+    import soundfile as sf  # here: a corpus of plain 16-bit WAV never loads it
+
     try:
         with sf.SoundFile(p) as fh:
             sr, channels, declared = int(fh.samplerate), int(fh.channels), int(fh.frames)
