@@ -6,6 +6,7 @@ over folders.  Mono and stereo clips get energy and activity only (spatial field
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,12 +24,18 @@ from .events import (
     weak_sources_dropped,
 )
 from .io import Clip
-from .kernels.activity import clean_activity, hysteresis, noise_floor, segments
+from .kernels.activity import (
+    clean_activity,
+    hysteresis,
+    median_f32,
+    percentile_pair,
+    segments,
+)
 from .kernels.cone import cone_energy
-from .kernels.dirac import dirac_features
+from .kernels.dirac import dirac_features, frame_sums, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
-from .kernels.peaks import pick_peaks
-from .kernels.spatial import clip_histogram, frame_power, whiten_votes
+from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
+from .kernels.spatial import clip_histogram, frame_power, parseval_weights, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 
@@ -97,8 +104,8 @@ def detect_activity(level_db: np.ndarray, params: AnalysisParams, frame_rate: fl
     """
     level = np.asarray(level_db, dtype=np.float32)
     n = level.shape[0]
-    floor = noise_floor(level, params.floor_percentile)
-    top = float(np.percentile(level, 95))
+    # noise_floor's and the 95th percentile, NumPy's bits, from one sort (Numba)
+    floor, top = percentile_pair(level, float(params.floor_percentile), 95.0)
     if top - floor < params.act_on_db:
         return np.full(n, np.median(level) > params.abs_active_dbfs, dtype=bool)
     out = np.zeros((1, n), dtype=np.uint8)
@@ -139,7 +146,7 @@ def analyze_samples(
         raise ParameterError(f"samples must have shape (1|2|4, n), got {x.shape}")
     grid = params.grid(sample_rate)
     spec = stft(x, win_length=grid.win_length, hop_length=grid.hop_length, n_fft=grid.n_fft)
-    wss = float(np.sum(hann(grid.win_length).astype(np.float64) ** 2))
+    wss = _window_sq_sum(grid.win_length)
     # one-sided bin energies -> mean-square power (Parseval); cones sum non-DC bins
     power_scale = 2.0 / (grid.n_fft * wss)
     n_frames = spec.shape[-2]
@@ -159,7 +166,18 @@ def analyze_samples(
     else:
         energy = (spec.real ** 2 + spec.imag ** 2).mean(axis=0)
         intensity = None
-    level = 10.0 * np.log10(np.maximum(frame_power(energy, grid.n_fft, wss), 1e-12))
+    if intensity is None:
+        power = frame_power(energy, grid.n_fft, wss)
+    else:  # the frame sums of the spatial steps in the same pass (Numba, the same bits)
+        band = np.empty((4, n_frames), np.float32)
+        power = np.empty(n_frames, np.float32)
+        frame_sums(intensity, energy, lo, hi, parseval_weights(n_bins, grid.n_fft), band,
+                   power)
+        power /= grid.n_fft * wss
+        # (n_frames, 4) in the column-major layout np.concatenate gave it: the events' sums
+        # over its frames then run in the same order
+        frame_iv = band.T
+    level = 10.0 * np.log10(np.maximum(power, 1e-12))
     level = level.astype(np.float32)
     active = detect_activity(level, params, frame_rate)
     frames = {
@@ -185,10 +203,16 @@ def analyze_samples(
         return ClipAnalysis(sample_rate=grid.sample_rate, n_samples=x.shape[1],
                             channels=x.shape[0], grid=grid, frames=frames, events=events,
                             n_sources=None)
-    return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale)
+    return _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale,
+                    frame_iv)
 
 
-def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
+@functools.lru_cache(maxsize=8)
+def _window_sq_sum(win_length: int) -> float:
+    return float(np.sum(hann(win_length).astype(np.float64) ** 2))
+
+
+def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale, frame_iv
              ) -> ClipAnalysis:
     n_frames = energy.shape[0]
     lo, hi = grid.band(params.fmin_hz, params.fmax_hz)
@@ -200,10 +224,8 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     vsum = np.zeros((n_win, params.az_bins, params.el_bins, 3), np.float32)
     frame_vec = np.zeros((n_frames, 4), np.float32)
     pm = np.float32(params.psi_max)
-    white = whiten_votes(votes, psi, active, psi_max=pm, lo=lo, hi=hi,
-                         power=params.vote_whitening)
-    steady = whiten_votes(energy, psi, active, psi_max=pm, lo=lo, hi=hi,
-                          power=params.vote_whitening)
+    white, steady, band_votes = _whiten(votes, energy, psi, active, pm, lo, hi,
+                                        params.vote_whitening)
     # next to the onset-weighted window histograms, the plain (not onset-weighted) clip
     # histogram, which finds steady sources
     sh = np.zeros((1, params.az_bins, params.el_bins), np.float32)
@@ -216,19 +238,36 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     pick_peaks(hist, vsum, centers, params.peak_rel,
                np.cos(np.deg2rad(params.peak_min_sep_deg)),
                np.cos(np.deg2rad(params.peak_refine_deg)), peaks)
-    band_e = energy[:, lo:hi].sum(axis=-1)
-    set_doa_columns(frames, frame_vec, white[:, lo:hi].sum(axis=-1))
+    set_doa_columns(frames, frame_vec, band_votes)
+    clip_psi = clip_diffuseness(frames["diffuseness"], active)
     ch, cv = clip_histogram(hist, vsum, params.window_weighting)
-    axes = clip_axes(peaks, ch, cv, n_frames, wf, params,
-                     sh[0], sv[0], clip_diffuseness(frames["diffuseness"], active))
+    axes = clip_axes(peaks, ch, cv, n_frames, wf, params, sh[0], sv[0], clip_psi)
     cones = np.zeros((len(axes), n_frames, 5), np.float32)
     if len(axes):
         cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)
-    frame_iv = np.concatenate([intensity[:, :, lo:hi].sum(axis=-1).T, band_e[:, None]], axis=1)
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
                        power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
-                       window_frames=wf)
+                       window_frames=wf, clip_psi=clip_psi)
+
+
+def _whiten(votes, energy, psi, active, psi_max, lo, hi, power):
+    """``whiten_votes`` of the votes and of the energy: both totals in one pass, the shared
+    per-bin step, then one scaling pass each (Numba; the same bits); and the band sums of
+    the whitened votes."""
+    n_frames, n_bins = votes.shape
+    band = np.empty(n_frames, np.float32)
+    white = np.empty_like(votes)
+    if power == 0:
+        scale_bins(votes, np.ones(n_bins), lo, hi, white, band)  # a copy, and the sums
+        return votes, energy, band
+    totals = np.empty((2, n_bins), np.float64)
+    vote_totals(votes, energy, psi, active, psi_max, totals)
+    weight = whiten_weights(totals, lo=lo, hi=hi, power=power)
+    steady = np.empty_like(energy)
+    scale_bins(votes, weight[0], lo, hi, white, band)
+    scale_bins(energy, weight[1], lo, hi, steady, np.empty(n_frames, np.float32))
+    return white, steady, band
 
 
 # Host steps shared by the CPU path above and the GPU batches (foakit.gpu.batch).
@@ -249,7 +288,11 @@ def clip_diffuseness(frame_psi: np.ndarray, active: np.ndarray) -> float:
     about 0-0.2 for dry scenes, 0.5-0.9 in reverberant rooms."""
     vals = np.asarray(frame_psi)[np.asarray(active, dtype=bool)]
     vals = vals[np.isfinite(vals)]
-    return float(np.median(vals)) if vals.size else 1.0
+    if not vals.size:
+        return 1.0
+    if vals.dtype == np.float32:
+        return median_f32(vals)  # np.median's bits (Numba)
+    return float(np.median(vals))
 
 
 def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n_frames: int,
@@ -303,13 +346,16 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
 
 def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.ndarray, *,
                 grid: StftGrid, n_samples: int, power_scale: float, params: AnalysisParams,
-                peaks: np.ndarray, window_hist: np.ndarray | None, window_frames: int
-                ) -> ClipAnalysis:
-    """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones."""
+                peaks: np.ndarray, window_hist: np.ndarray | None, window_frames: int,
+                clip_psi: float | None = None) -> ClipAnalysis:
+    """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones
+    (``clip_psi``: its :func:`clip_diffuseness`, when already known)."""
     fr = grid.frame_rate
+    if clip_psi is None:
+        clip_psi = clip_diffuseness(frames["diffuseness"], frames["active"])
     # reflections and reverberant leakage are what the onset tests guard against; a dry clip
     # has neither, and there overlapping sources may start without clean onsets of their own
-    wet = clip_diffuseness(frames["diffuseness"], frames["active"]) >= params.dry_psi
+    wet = clip_psi >= params.dry_psi
     if len(axes) > 1:
         keep = moving_or_stationary(cones, axes, params)
         cones, axes = cones[keep], axes[keep]
@@ -335,9 +381,9 @@ def _blur(h: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur of an (azimuth, elevation) histogram, circular in azimuth."""
     if sigma <= 0:
         return h
-    from scipy.ndimage import gaussian_filter
-
-    return gaussian_filter(h, sigma, mode=("wrap", "nearest")).astype(h.dtype, copy=False)
+    out = np.empty(h.shape, np.float32)
+    blur_hist(np.ascontiguousarray(h, dtype=np.float32), gaussian_weights(float(sigma)), out)
+    return out
 
 
 def _mark_sources(frames: dict, events: list[Event], frame_rate: float) -> None:

@@ -30,12 +30,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import functools
+import math
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .conventions import angular_distance, vector_to_direction
-from .kernels.activity import clean_activity, hysteresis, segments
+from .conventions import direction_to_vector, vector_to_direction
+from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
 __all__ = [
@@ -72,11 +74,17 @@ class Event:
     source: int = 0
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        for k, v in d.items():
+        d = {}
+        for k in _EVENT_FIELDS:
+            v = getattr(self, k)
             if isinstance(v, float | np.floating):
-                d[k] = round(float(v), 4) if np.isfinite(v) else None
+                v = float(v)
+                v = round(v, 4) if math.isfinite(v) else None
+            d[k] = v
         return d
+
+
+_EVENT_FIELDS = tuple(f.name for f in fields(Event))
 
 
 @dataclass
@@ -89,7 +97,30 @@ class Track:
 
     @property
     def weight(self) -> float:
-        return float(np.sum(self.weights))
+        return _np_sum(self.weights)
+
+
+def _np_sum(values: list[float]) -> float:
+    """``float(np.sum(values))`` of a list of floats, in NumPy's pairwise order (8
+    accumulators for 8 to 128 values) without building an array."""
+    n = len(values)
+    if n > 128:
+        return float(np.sum(values))
+    if n < 8:
+        res = -0.0
+        for v in values:
+            res += v
+        return 0.0 + res
+    r = values[:8]
+    i = 8
+    while i < n - n % 8:
+        for k in range(8):
+            r[k] += values[i + k]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for v in values[i:]:
+        res += v
+    return 0.0 + res
 
 
 def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
@@ -103,24 +134,30 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
     cos_gate = np.cos(np.deg2rad(params.track_gate_deg))
     tracks: list[Track] = []
     open_ids: list[int] = []
-    for w in range(peaks.shape[0]):
+    # Python floats: the products of float32 components are exact in float64, so the sum in
+    # index order is np.dot's value bit for bit, without its per-call cost
+    last: list[tuple[float, float, float]] = []  # each track's latest vector
+    rows = peaks.tolist()
+    vecs = peaks[:, :, :3].astype(np.float64)
+    for w, row in enumerate(rows):
         open_ids = [i for i in open_ids
                     if w - tracks[i].windows[-1] <= params.track_max_gap_windows + 1]
         taken: set[int] = set()
-        for k in range(peaks.shape[1]):
-            wgt = float(peaks[w, k, 3])
+        for k, (x, y, z, wgt) in enumerate(row):
             if wgt <= 0.0:
                 break
-            v = peaks[w, k, :3].astype(np.float64)
             best, best_cos = -1, cos_gate
             for i in open_ids:
                 if i in taken:
                     continue
-                c = float(np.dot(tracks[i].vecs[-1], v))
+                lx, ly, lz = last[i]
+                c = lx * x + ly * y + lz * z
                 if c >= best_cos:
                     best, best_cos = i, c
+            v = vecs[w, k]
             if best < 0:
                 tracks.append(Track([w], [v], [wgt]))
+                last.append((x, y, z))
                 best = len(tracks) - 1
                 open_ids.append(best)
             else:
@@ -128,10 +165,12 @@ def link_tracks(peaks: np.ndarray, params: AnalysisParams) -> list[Track]:
                 tr.windows.append(w)
                 tr.vecs.append(v)
                 tr.weights.append(wgt)
+                last[best] = (x, y, z)
             taken.add(best)
     if tracks:
-        top = max(tr.weight for tr in tracks)
-        tracks = [tr for tr in tracks if tr.weight >= params.min_track_weight * top]
+        weights = [tr.weight for tr in tracks]
+        least = params.min_track_weight * max(weights)
+        tracks = [tr for tr, wt in zip(tracks, weights, strict=True) if wt >= least]
     return tracks
 
 
@@ -164,6 +203,8 @@ def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
         if len(tr.windows) < 4:
             continue
         az, _ = vector_to_direction(np.asarray(tr.vecs))
+        if not _may_move(az.tolist(), tr.windows, tr.weights, 2 * params.motion_min_deg):
+            continue  # the fit below would reject it (most tracks: stationary sources)
         az = np.rad2deg(np.unwrap(np.deg2rad(az)))
         w = np.asarray(tr.windows, dtype=float)
         slope, icpt = np.polyfit(w, az, 1, w=np.sqrt(np.asarray(tr.weights)))
@@ -172,6 +213,30 @@ def moving_tracks(tracks: list[Track], params: AnalysisParams) -> list[Track]:
         if abs(change) >= 2 * params.motion_min_deg and resid < params.track_gate_deg / 2:
             out.append(tr)
     return out
+
+
+def _may_move(az: list[float], windows: list[int], weights: list[float],
+              change_min: float) -> bool:
+    """False only where :func:`moving_tracks`' weighted straight-line fit of the unwrapped
+    azimuth certainly changes by less than ``change_min`` over the track.
+
+    The fit's slope is at most ``sqrt(Syy / Sxx)`` in magnitude (Cauchy-Schwarz; weighted
+    sums of squares about the weighted means).  With no step of 179 degrees or more,
+    ``np.unwrap`` leaves the azimuths as they are (up to the degree-radian round trip's last
+    bits), so the raw ones stand in; the margins cover that and the fit's own rounding.
+    """
+    for a, b in zip(az[:-1], az[1:], strict=True):
+        if not abs(b - a) < 179.0:  # a wrap (or NaN): decide by the fit itself
+            return True
+    sw = sum(weights)
+    xm = sum(w * x for w, x in zip(weights, windows, strict=True)) / sw
+    ym = sum(w * y for w, y in zip(weights, az, strict=True)) / sw
+    sxx = sum(w * (x - xm) ** 2 for w, x in zip(weights, windows, strict=True))
+    syy = sum(w * (y - ym) ** 2 for w, y in zip(weights, az, strict=True))
+    if not sxx > 0.0:
+        return True
+    bound = (windows[-1] - windows[0]) * math.sqrt(syy / sxx)
+    return not bound * (1.0 + 1e-6) + 1e-6 < change_min
 
 
 def source_axes(clip_peaks: np.ndarray, moving: list[Track], n_frames: int,
@@ -244,9 +309,18 @@ def moving_or_stationary(cones: np.ndarray, axes: np.ndarray, params: AnalysisPa
     return keep
 
 
-def _smooth3(x: np.ndarray) -> np.ndarray:
-    k = np.array([0.25, 0.5, 0.25])
-    return np.convolve(np.pad(x, 1, mode="edge"), k, mode="valid")
+def _smooth3_rows(x: np.ndarray) -> np.ndarray:
+    """[0.25, 0.5, 0.25] average along each row (edges held), in float64 and in the order
+    ``np.convolve`` sums it (the products are exact), rounded to float32."""
+    n = x.shape[1]
+    p = np.empty((x.shape[0], n + 2))
+    p[:, 1:-1] = x
+    p[:, 0] = x[:, 0]
+    p[:, -1] = x[:, -1]
+    out = p[:, :-2] * 0.25
+    out += p[:, 1:-1] * 0.5
+    out += p[:, 2:] * 0.25
+    return out.astype(np.float32)
 
 
 def events_from_cones(
@@ -287,18 +361,20 @@ def events_from_cones(
         return []
     tiny = 1e-20
     level = 10.0 * np.log10(np.maximum(cones[..., 3] * power_scale, tiny))
-    level = np.stack([_smooth3(row) for row in level]).astype(np.float32)
+    level = _smooth3_rows(level)
     span = np.any(axes != 0.0, axis=-1)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
-    ref = np.empty(n_tracks, dtype=np.float32)  # the cone's loud level
+    # the cone's loud level (95th percentile over its span) and its level while nothing is
+    # active (median: what noise alone puts there), NumPy's bits (Numba)
+    ref = np.empty(n_tracks, dtype=np.float32)
+    noise_a = np.empty(n_tracks)
     quiet = ~frame_active
+    cone_levels(level, span, quiet, 10, 95.0, ref, noise_a)
+    noise = noise_a.tolist()
     for k in range(n_tracks):
-        ref[k] = np.percentile(level[k, span[k]], 95) if span[k].any() else -200.0
-        # the cone's level while nothing is active: what noise alone puts there
-        noise = float(np.median(level[k, quiet])) if quiet.sum() >= 10 else -200.0
-        on[k] = max(ref[k] - 20.0, noise + params.act_on_db)
-        off[k] = max(ref[k] - 30.0, noise + params.act_off_db)
+        on[k] = max(ref[k] - 20.0, noise[k] + params.act_on_db)
+        off[k] = max(ref[k] - 30.0, noise[k] + params.act_off_db)
     lv = np.where(span, level, -300.0).astype(np.float32)
     act = np.zeros((n_tracks, n_frames), dtype=np.uint8)
     n_valid = np.full(n_tracks, n_frames, dtype=np.int64)
@@ -386,9 +462,9 @@ def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.nd
 
 def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
     vec = cone[:, :3].sum(axis=0, dtype=np.float64)
-    if not np.any(vec):
+    if not vec.any():
         return None
-    fixed = bool(np.all(axis == axis[0])) and np.any(axis[0])
+    fixed = bool((axis == axis[0]).all() and axis[0].any())
     # a fixed axis is a clip-level peak: its onset-weighted direction is better than the
     # in-cone mean, which reflections inside the cone pull about
     az, el = vector_to_direction(axis[0] if fixed else vec)
@@ -414,13 +490,13 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
                 motion = "left_to_right" if change < 0 else "right_to_left"
     e_sum = float(iv[:, 3].sum())
     psi = 1.0 - float(np.linalg.norm(iv[:, :3].sum(axis=0))) / e_sum if e_sum > 0 else 1.0
-    psi = float(np.clip(psi, 0.0, 1.0))
+    psi = _clip(psi, 0.0, 1.0)
     lo, hi = params.distance_range_m
-    dist = params.distance_rc_m * np.sqrt(psi / max(1.0 - psi, 1e-6))
-    dist = float(np.clip(dist, lo, hi))
+    # math.sqrt is np.sqrt (both exact); its arguments here are never negative
+    dist = _clip(params.distance_rc_m * math.sqrt(psi / max(1.0 - psi, 1e-6)), lo, hi)
     w_in = float(cone[:, 3].sum())
     share = w_in / e_sum if e_sum > 0 else 0.0
-    conf = float(np.clip(np.sqrt(max(share, 0.0) * (1.0 - psi)), 0.0, 1.0))
+    conf = _clip(math.sqrt(max(share, 0.0) * (1.0 - psi)), 0.0, 1.0)
     energy = 10.0 * np.log10(max(w_in * power_scale / max(stop - start, 1), 1e-20))
     return Event(
         onset_s=start / frame_rate,
@@ -438,9 +514,27 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
     )
 
 
+def _clip(x: float, lo: float, hi: float) -> float:
+    """``float(np.clip(x, lo, hi))`` for a Python float without NumPy's scalar overhead
+    (NaN stays NaN and ``x`` wins ties, signed zeros included, as in NumPy)."""
+    if x < lo:
+        return lo
+    return hi if x > hi else x
+
+
 def _close(a: Event, b: Event, deg: float) -> bool:
-    return float(angular_distance(a.azimuth_deg, a.elevation_deg,
-                                  b.azimuth_deg, b.elevation_deg)) <= deg
+    """``angular_distance(a, b) <= deg`` with each direction's unit vector made once: the
+    dot product summed as np.sum sums three numbers, then NumPy's clip, arccos and
+    rad2deg (the same bits)."""
+    ax, ay, az = _unit_vector(a.azimuth_deg, a.elevation_deg)
+    bx, by, bz = _unit_vector(b.azimuth_deg, b.elevation_deg)
+    c = _clip(ax * bx + ay * by + az * bz, -1.0, 1.0)
+    return float(np.rad2deg(np.arccos(c))) <= deg
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_vector(az_deg: float, el_deg: float) -> tuple[float, float, float]:
+    return tuple(direction_to_vector(az_deg, el_deg).tolist())
 
 
 def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event]:

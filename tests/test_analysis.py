@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from foakit.analysis import FRAME_COLUMNS, analyze_samples, detect_activity
 from foakit.conventions import angular_distance
 from foakit.errors import ParameterError
+from foakit.kernels.activity import cone_levels, median_f32, percentile_pair
 from foakit.params import AnalysisParams
 
 from .conftest import plane_wave_scene
@@ -150,3 +151,37 @@ def test_known_anechoic_scene_three_sources_from_synth():
         ev = min(res.events, key=lambda v: angular_distance(v.azimuth_deg, v.elevation_deg, a, e))
         assert angular_distance(ev.azimuth_deg, ev.elevation_deg, a, e) < 3
         assert abs(ev.onset_s - on) < 0.2
+
+
+@given(st.integers(1, 700), st.sampled_from([(10.0, 95.0), (0.0, 100.0), (3.7, 50.0)]),
+       st.integers(0, 40))
+def test_percentile_pair_is_numpys(n, qs, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3) - 60.0).astype(np.float32)
+    x[rng.random(n) < 0.3] = np.float32(-120.0)  # ties
+    got = percentile_pair(x, *qs)
+    assert got == tuple(float(np.percentile(x, q)) for q in qs)
+
+
+@given(st.integers(1, 600), st.integers(0, 40))
+def test_median_f32_is_numpys(n, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3) - 60.0).astype(np.float32)
+    x[rng.random(n) < 0.3] = np.float32(-120.0)
+    assert median_f32(x) == float(np.median(x))
+
+
+@given(st.integers(1, 5), st.integers(1, 400), st.integers(0, 40))
+def test_cone_levels_are_numpys_row_percentiles_and_medians(n_cones, n, seed):
+    rng = np.random.default_rng(seed)
+    level = (rng.normal(size=(n_cones, n)) * 20.0 - 60.0).astype(np.float32)
+    span = rng.random((n_cones, n)) < rng.uniform(0.0, 1.2, size=(n_cones, 1))
+    quiet = rng.random(n) < rng.uniform(0.0, 1.0)
+    ref, noise = np.empty(n_cones, np.float32), np.empty(n_cones)
+    cone_levels(level, span, quiet, 10, 95.0, ref, noise)
+    want_ref = [np.percentile(level[k, span[k]], 95) if span[k].any() else -200.0
+                for k in range(n_cones)]
+    want_noise = [float(np.median(level[k, quiet])) if quiet.sum() >= 10 else -200.0
+                  for k in range(n_cones)]
+    assert np.array_equal(ref, np.array(want_ref, np.float32))
+    assert noise.tolist() == want_noise

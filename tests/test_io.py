@@ -4,7 +4,7 @@ import soundfile as sf
 
 from foakit.conventions import from_internal
 from foakit.errors import AudioError, FoakitError
-from foakit.io import iter_audio_files, read_audio
+from foakit.io import _read_plain_pcm16_wav, iter_audio_files, read_audio
 
 from .conftest import plane_wave_scene
 
@@ -124,3 +124,29 @@ def test_errors_survive_pickling_across_processes():
         assert type(back) is type(err) and str(back) == str(err)
         assert back.path == err.path and back.problem == err.problem
     assert pickle.loads(pickle.dumps(FormatError("q", "p", line=7))).line == 7
+
+
+@pytest.mark.parametrize("channels", [1, 2, 4])
+@pytest.mark.parametrize("container", ["WAV", "WAVEX"])
+def test_plain_pcm16_wav_read_directly_equals_libsndfile(tmp_path, channels, container):
+    """The direct 16-bit WAV reader gives libsndfile's samples, for plain and extensible
+    headers and with a chunk after the data; anything else is left to libsndfile."""
+    rng = np.random.default_rng(channels)
+    x = np.clip(rng.normal(size=(channels, 2001)) * 0.4, -1, 1)
+    path = tmp_path / "a.wav"
+    sf.write(path, x.T, 24000, subtype="PCM_16", format=container)
+    raw = path.read_bytes()
+    extra = tmp_path / "b.wav"  # a LIST chunk after the data (RIFF size patched)
+    tail = b"LIST" + (4).to_bytes(4, "little") + b"INFO"
+    body = raw + tail
+    extra.write_bytes(body[:4] + (len(body) - 8).to_bytes(4, "little") + body[8:])
+    for p in (path, extra):
+        ref = sf.read(p, dtype="float32", always_2d=True)[0].T
+        sr, data = _read_plain_pcm16_wav(str(p))
+        assert sr == 24000 and np.array_equal(data, sf.read(p, dtype="int16", always_2d=True)[0])
+        clip = read_audio(p)
+        assert clip.sample_rate == 24000 and np.array_equal(clip.samples, ref)
+    write(tmp_path / "c.wav", x, subtype="PCM_24")
+    (tmp_path / "d.wav").write_bytes(raw[: len(raw) - 10])  # truncated: libsndfile's path
+    assert _read_plain_pcm16_wav(str(tmp_path / "c.wav")) is None
+    assert _read_plain_pcm16_wav(str(tmp_path / "d.wav")) is None

@@ -4,14 +4,17 @@ Each window's histogram is smoothed with a 3 x 3 [1 2 1] kernel (circular in azi
 maxima are taken in decreasing height while they are at least ``rel`` of the highest and at
 least ``min_sep`` away from every peak already taken, and each peak's direction is refined as
 the normalised sum of the unit vectors that voted into cells within ``refine`` of it.
+:func:`blur_hist` is the Gaussian blur of clip histograms before their peaks are picked.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
-__all__ = ["pick_peaks"]
+__all__ = ["pick_peaks", "blur_hist", "gaussian_weights"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -142,3 +145,79 @@ def pick_peaks(hist, vsum, centers, rel, cos_min_sep, cos_refine, peaks):
             peaks[w, n_taken, 2] = sz / nrm
             peaks[w, n_taken, 3] = sw
             n_taken += 1
+
+
+@functools.lru_cache(maxsize=8)
+def gaussian_weights(sigma: float) -> np.ndarray:
+    """Taps of :func:`blur_hist`: a normalised Gaussian over ``int(4 sigma + 0.5)`` cells each
+    side, computed as ``scipy.ndimage.gaussian_filter`` computes its own (cached: treat as
+    read-only).
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation in cells, > 0.
+
+    Returns
+    -------
+    ndarray [shape=(2 * radius + 1,), dtype=float64]
+    """
+    radius = int(4.0 * float(sigma) + 0.5)
+    x = np.arange(-radius, radius + 1)
+    phi = np.exp(-0.5 / (sigma * sigma) * x ** 2)
+    return phi / phi.sum()
+
+
+@numba.njit(cache=True, nogil=True)
+def blur_hist(h, weights, out):
+    """Gaussian blur of an (azimuth, elevation) histogram, circular in azimuth, edge cells
+    held in elevation.
+
+    The same bits as ``scipy.ndimage.gaussian_filter(h, sigma, mode=("wrap", "nearest"))``
+    with ``weights = gaussian_weights(sigma)``: azimuth first, then elevation; each pass
+    sums in float64 the centre tap, then the symmetric pairs from the outermost in, and
+    rounds to float32.
+
+    Parameters
+    ----------
+    h : ndarray [shape=(n_az, n_el), dtype=float32]
+    weights : ndarray [shape=(2 * radius + 1,), dtype=float64]
+        Symmetric taps.
+    out : ndarray [shape=(n_az, n_el), dtype=float32]
+        Output (not ``h``).
+    """
+    n_az, n_el = h.shape
+    r = (weights.shape[0] - 1) // 2
+    # padded float64 copies, then each tap added over a whole row (loops LLVM vectorises;
+    # every cell still gets its terms in the same order)
+    pad = np.empty((n_az + 2 * r, n_el), np.float64)
+    for a in range(-r, n_az + r):
+        src = h[a % n_az]
+        dst = pad[a + r]
+        for e in range(n_el):
+            dst[e] = src[e]
+    acc = np.empty(n_el, np.float64)
+    for a in range(n_az):
+        c = pad[a + r]
+        for e in range(n_el):
+            acc[e] = c[e] * weights[r]
+        for k in range(r, 0, -1):
+            lo = pad[a + r - k]
+            hi = pad[a + r + k]
+            wk = weights[r - k]
+            for e in range(n_el):
+                acc[e] += (lo[e] + hi[e]) * wk
+        for e in range(n_el):
+            out[a, e] = acc[e]
+    row = np.empty(n_el + 2 * r, np.float64)
+    for a in range(n_az):
+        for e in range(-r, n_el + r):
+            row[e + r] = out[a, min(max(e, 0), n_el - 1)]
+        for e in range(n_el):
+            acc[e] = row[e + r] * weights[r]
+        for k in range(r, 0, -1):
+            wk = weights[r - k]
+            for e in range(n_el):
+                acc[e] += (row[e + r - k] + row[e + r + k]) * wk
+        for e in range(n_el):
+            out[a, e] = acc[e]

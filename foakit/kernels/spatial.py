@@ -24,8 +24,10 @@ __all__ = [
     "diffuseness",
     "diffuseness_from_smoothed",
     "frame_power",
+    "parseval_weights",
     "onset_votes",
     "whiten_votes",
+    "whiten_weights",
     "clip_histogram",
 ]
 
@@ -127,13 +129,19 @@ def frame_power(power: Any, n_fft: int, window_sq_sum: float) -> Any:
     power : ndarray [shape=(..., n_frames, n_fft // 2 + 1)]
         ``|X_k|^2`` (or the energy E, giving the W-channel power of plane waves).
     """
-    xp = array_module(power)
-    nb = power.shape[-1]
-    weights = xp.full(nb, 2.0, dtype=power.dtype)
+    weights = parseval_weights(power.shape[-1], n_fft, xp=array_module(power),
+                               dtype=power.dtype)
+    return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
+
+
+def parseval_weights(n_bins: int, n_fft: int, *, xp: Any = np, dtype: Any = np.float32) -> Any:
+    """Weights of one-sided bins in a power sum: 1 for DC (and Nyquist when ``n_fft`` is
+    even), 2 for the others (their negative-frequency twins)."""
+    weights = xp.full(n_bins, 2.0, dtype=dtype)
     weights[0] = 1.0
     if n_fft % 2 == 0:
         weights[-1] = 1.0
-    return (power * weights).sum(axis=-1) / (n_fft * window_sq_sum)
+    return weights
 
 
 def onset_votes(energy: Any, *, ratio: float, n_prev: int = 2, floor: float = 0.0) -> Any:
@@ -198,14 +206,40 @@ def whiten_votes(votes: Any, psi: Any, active: Any, *, psi_max: float, lo: int, 
         return votes
     used = xp.where((psi <= psi_max) & active[..., None], votes, 0.0)
     total = used.sum(axis=-2, dtype=xp.float64)[..., None, :]  # (..., 1, n_bins)
-    band = (slice(None),) * (votes.ndim - 1) + (slice(lo, hi),)
+    return (votes * whiten_weights(total, lo=lo, hi=hi, power=power)).astype(xp.float32)
+
+
+def whiten_weights(total: Any, *, lo: int, hi: int, power: float = 1.0) -> Any:
+    """Per-bin factors of :func:`whiten_votes` from each bin's total vote.
+
+    The CPU path (:mod:`foakit.analysis`) sums the totals in a Numba kernel
+    (:func:`foakit.kernels.dirac.vote_totals`) and scales the votes in another; this step
+    between them is shared, so both paths weigh the bins alike.
+
+    Parameters
+    ----------
+    total : ndarray [shape=(..., n_bins), dtype=float64]
+        Each bin's votes summed over the clip's active frames where it is not diffuse;
+        leading axes are clips (or vote kinds).
+    lo, hi : int
+        The voting band.
+    power : float
+        As in :func:`whiten_votes`.
+
+    Returns
+    -------
+    ndarray [shape=(..., n_bins), dtype=float64]
+        Multiply the votes by these (then round to float32).
+    """
+    xp = array_module(total)
+    band = (slice(None),) * (total.ndim - 1) + (slice(lo, hi),)
     # a bin that hardly ever votes (no signal there) must not be blown up to full weight
     floor = 0.03 * xp.median(total[band], axis=-1, keepdims=True)
     weight = xp.where(total > 0, 1.0 / xp.maximum(xp.maximum(total, floor), 1e-30) ** power, 0.0)
     kept = (total * weight)[band].sum(axis=-1, keepdims=True)
     weight *= xp.where(kept > 0, total[band].sum(axis=-1, keepdims=True)
                        / xp.maximum(kept, 1e-30), 0.0)
-    return (votes * weight).astype(xp.float32)
+    return weight
 
 
 def clip_histogram(hist: Any, vsum: Any, power: float = 0.75) -> tuple[Any, Any]:

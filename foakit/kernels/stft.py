@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numba
@@ -17,6 +18,13 @@ def hann(n: int, *, xp: Any = np, dtype: Any = np.float32) -> Any:
     """Periodic Hann window of length ``n`` (the STFT convention)."""
     k = xp.arange(n, dtype=np.float64)
     return (0.5 - 0.5 * xp.cos(2.0 * np.pi * k / n)).astype(dtype)
+
+
+@functools.lru_cache(maxsize=8)
+def _hann_cpu(n: int, dtype: type) -> np.ndarray:
+    """:func:`hann` as a NumPy array, made once per length and dtype (the STFT only reads
+    it; kept writeable so the framing kernel's compiled signature stays the same)."""
+    return hann(n, dtype=dtype)
 
 
 def frame_starts(n_samples: int, *, win_length: int, hop_length: int) -> np.ndarray:
@@ -103,7 +111,12 @@ def stft(
     n = x.shape[-1]
     n_frames = 1 + n // hop_length
     left = win_length // 2
-    win = hann(win_length, xp=xp, dtype=dtype) if window is None else xp.asarray(window, dtype)
+    if window is not None:
+        win = xp.asarray(window, dtype)
+    elif xp is np:
+        win = _hann_cpu(win_length, dtype)
+    else:
+        win = hann(win_length, xp=xp, dtype=dtype)
     if win.shape != (win_length,):
         raise ParameterError(f"window shape {win.shape} must be ({win_length},)")
     if xp is np:
