@@ -39,6 +39,7 @@ from .analysis import FRAME_COLUMNS, analyze_clip, analyze_samples
 from .conventions import CONVENTIONS, check_channel_order
 from .errors import AudioError, FoakitError, ParameterError
 from .io import iter_audio_files, read_audio
+from .jsonl import append_records, read_records
 from .params import AnalysisParams
 from .pool import run_batches
 
@@ -180,32 +181,13 @@ class _Writer:
         lines = []
         for rec, frames in results:
             rec = dict(rec, frames_part=part if frames is not None else None)
-            lines.append(json.dumps(rec, allow_nan=False, separators=(",", ":")) + "\n")
-        data = "".join(lines).encode()
-        fd = os.open(self.clips_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, data)  # one write: no interleaving with a torn line
-        finally:
-            os.close(fd)
+            lines.append(rec)
+        append_records(self.clips_path, lines)
 
 
 def _repair(out_dir: Path) -> dict[str, dict]:
     """Cut a torn last line, drop unreferenced parts; return the latest record per path."""
-    clips = out_dir / CLIPS_FILE
-    records: dict[str, dict] = {}
-    if clips.exists():
-        raw = clips.read_bytes()
-        end = raw.rfind(b"\n") + 1
-        if end != len(raw):
-            with open(clips, "r+b") as fh:
-                fh.truncate(end)
-            raw = raw[:end]
-        for line in raw.decode("utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(line)
-                records[rec["path"]] = rec
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # a corrupt line: the clip is simply analysed again
+    records = read_records(out_dir / CLIPS_FILE)
     frames_dir = out_dir / FRAMES_DIR
     if frames_dir.is_dir():
         used = {r.get("frames_part") for r in records.values()}

@@ -38,6 +38,7 @@ import numpy as np
 from .. import __version__
 from ..conventions import check_channel_order
 from ..errors import FoakitError
+from ..jsonl import append_records, read_records
 from ..params import AnalysisParams
 from .common import ClipEstimate, DoaEstimate, drop_doa_maps
 from .doamap import DoaMap
@@ -191,21 +192,7 @@ class EstimateStore:
     # -- reading --------------------------------------------------------------------------
 
     def _repair(self) -> dict[str, dict]:
-        index = self.folder / INDEX_FILE
-        records: dict[str, dict] = {}
-        if index.exists():
-            raw = index.read_bytes()
-            end = raw.rfind(b"\n") + 1
-            if end != len(raw):  # killed mid-append
-                with open(index, "r+b") as fh:
-                    fh.truncate(end)
-                raw = raw[:end]
-            for line in raw.decode("utf-8", errors="replace").splitlines():
-                try:
-                    rec = json.loads(line)
-                    records[rec["path"]] = rec
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue  # a corrupt line: that clip is simply analysed again
+        records = read_records(self.folder / INDEX_FILE)
         self._prune(records)
         return records
 
@@ -281,13 +268,8 @@ class EstimateStore:
         records = list(records)
         if not records:
             return
-        data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode()
         try:
-            fd = os.open(self.folder / INDEX_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, data)  # one write: a kill leaves at most one torn last line
-            finally:
-                os.close(fd)
+            append_records(self.folder / INDEX_FILE, records, allow_nan=True)
         except OSError as exc:
             raise FoakitError(f"{self.folder / INDEX_FILE}: cannot append: "
                               f"{exc.strerror or exc}") from exc
