@@ -10,10 +10,10 @@ reverberation of other sources leaking into its cone.  The CUDA twin in
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
+
+from .histogram import band_unit_vectors
 
 __all__ = ["cone_energy"]
 
@@ -53,21 +53,7 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
         for k in range(n_dirs):
             for c in range(5):
                 out[k, t, c] = 0.0
-        bx = intensity[0, t, lo:hi]
-        by = intensity[1, t, lo:hi]
-        bz = intensity[2, t, lo:hi]
-        bp = psi[t, lo:hi]
-        for j in range(nb):
-            ix = bx[j]
-            iy = by[j]
-            iz = bz[j]
-            norm = math.sqrt(ix * ix + iy * iy + iz * iz)
-            ok = not bp[j] > psi_max and not norm <= 0.0  # negated: NaN votes, as ever
-            vote[j] = ok
-            nn = norm if ok else np.float32(1.0)
-            ux_[j] = ix / nn
-            uy_[j] = iy / nn
-            uz_[j] = iz / nn
+        band_unit_vectors(intensity, psi, t, lo, hi, psi_max, vote, ux_, uy_, uz_)
         wt = energy[t, lo:hi]
         vt = votes[t, lo:hi]
         for k in range(n_dirs):

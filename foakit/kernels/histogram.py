@@ -59,6 +59,29 @@ def cell_index(ux: float, uy: float, uz: float, n_az: int, n_el: int) -> tuple[i
 
 # error_model="numpy": no zero-division test (blocks vectorisation); the kernel never divides
 # by zero (non-voting bins are scaled by 1)
+@numba.njit(cache=True, inline="always", error_model="numpy")
+def band_unit_vectors(intensity, psi, t, lo, hi, psi_max, vote, ux, uy, uz):
+    """Unit intensity vectors of frame ``t``'s bins ``lo <= f < hi`` into ``ux, uy, uz``
+    and which of them vote (``vote``: not more diffuse than ``psi_max``, a non-zero
+    intensity); a branch-free loop LLVM vectorises (non-voting bins are scaled by 1).
+    Shared by the CPU histogram and cone kernels."""
+    bx = intensity[0, t, lo:hi]
+    by = intensity[1, t, lo:hi]
+    bz = intensity[2, t, lo:hi]
+    bp = psi[t, lo:hi]
+    for j in range(hi - lo):
+        ix = bx[j]
+        iy = by[j]
+        iz = bz[j]
+        norm = math.sqrt(ix * ix + iy * iy + iz * iz)
+        ok = not bp[j] > psi_max and not norm <= 0.0  # negated: NaN votes, as ever
+        vote[j] = ok
+        nn = norm if ok else np.float32(1.0)
+        ux[j] = ix / nn
+        uy[j] = iy / nn
+        uz[j] = iz / nn
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, lo, hi, psi_max,
                    hist, vsum, frame_vec, steady_hist, steady_vsum):
@@ -110,21 +133,7 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
     for t in range(n_frames):
         w_idx = frame_window[t]
         s_idx = steady_window[t]
-        bx = intensity[0, t, lo:hi]
-        by = intensity[1, t, lo:hi]
-        bz = intensity[2, t, lo:hi]
-        bp = psi[t, lo:hi]
-        for j in range(nb):
-            ix = bx[j]
-            iy = by[j]
-            iz = bz[j]
-            norm = math.sqrt(ix * ix + iy * iy + iz * iz)
-            ok = not bp[j] > psi_max and not norm <= 0.0  # negated: NaN votes, as ever
-            vote[j] = ok
-            nn = norm if ok else np.float32(1.0)
-            ux_[j] = ix / nn
-            uy_[j] = iy / nn
-            uz_[j] = iz / nn
+        band_unit_vectors(intensity, psi, t, lo, hi, psi_max, vote, ux_, uy_, uz_)
         if w_idx >= 0 or s_idx >= 0:
             for j in range(nb):
                 ia, ie = cell_index(ux_[j], uy_[j], uz_[j], n_az, n_el)
