@@ -12,9 +12,9 @@
    cone's loud level); it is cut back to its first such onset, or dropped when it has none.
    Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
    frame) are reflections and dropped first (:func:`echo_axes`), and of events from
-   different directions with the same onset (0.1 s) and nearly the same span
-   (``echo_event_iou``) only the most confident stays.  These tests are for reverberant
-   clips only (``dry_psi``).
+   different directions with nearly the same onset (``echo_event_onset_s``) and span
+   (``echo_event_iou``) only the earliest (precedence), else the most confident, stays.
+   These tests are for reverberant clips only (``dry_psi``).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
@@ -560,27 +560,31 @@ def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event
 
 
 def _drop_reflection_events(events: list[Event], params: AnalysisParams) -> list[Event]:
-    """Of events from different directions that start within 0.1 s of each other and overlap
-    by at least ``echo_event_iou`` of their union, keep the most confident: a strong
+    """Of events from different directions that start within ``echo_event_onset_s`` of each
+    other and overlap by at least ``echo_event_iou`` of their union, keep one: a strong
     reflection that survived the axis tests still starts and stops with its source, while
-    independent sources rarely share both their onset and their span."""
+    independent sources rarely share both their onset and their span.  The one kept is the
+    one that starts first (the direct path is the shortest: precedence) when it leads by
+    more than ``_PRECEDENCE_S``, else the most confident."""
     if params.echo_event_iou <= 0:
         return events
     kept: list[Event] = []
     for ev in sorted(events, key=lambda e: -e.confidence):
-        for k in kept:
+        for i, k in enumerate(kept):
             inter = min(ev.offset_s, k.offset_s) - max(ev.onset_s, k.onset_s)
             union = max(ev.offset_s, k.offset_s) - min(ev.onset_s, k.onset_s)
-            if (abs(ev.onset_s - k.onset_s) <= _ECHO_ONSET_S and union > 0
+            if (abs(ev.onset_s - k.onset_s) <= params.echo_event_onset_s and union > 0
                     and inter >= params.echo_event_iou * union):
+                if ev.onset_s < k.onset_s - _PRECEDENCE_S:
+                    kept[i] = ev
                 break
         else:
             kept.append(ev)
     return kept
 
 
-#: onsets this close (s) may be one sound and its reflection (5 frames at the default hop)
-_ECHO_ONSET_S = 0.1
+#: an onset more than this much earlier (s; half a frame at the default hop) is the direct sound
+_PRECEDENCE_S = 0.01
 
 
 def assign_sources(events: list[Event], params: AnalysisParams) -> int:

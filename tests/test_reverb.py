@@ -188,18 +188,28 @@ def test_clip_histogram_weights_windows_and_batches(seed, power):
             np.testing.assert_allclose(h1.sum(), (tot > 0).sum(), rtol=1e-5)
 
 
-def test_reflection_events_sharing_onset_and_span_collapse_to_the_most_confident():
+def test_reflection_events_sharing_onset_and_span_collapse_to_the_direct_sound():
     from foakit.events import Event, _drop_reflection_events
 
     params = AnalysisParams()
     direct = Event(1.00, 4.0, 30.0, 0.0, confidence=0.3)
     echo = Event(1.06, 3.9, -60.0, 20.0, confidence=0.1)
-    other = Event(1.50, 3.0, 120.0, 0.0, confidence=0.05)   # its own onset
+    other = Event(1.50, 3.0, 120.0, 0.0, confidence=0.05)   # its own onset, 0.5 s later
     later = Event(1.04, 8.0, -150.0, 0.0, confidence=0.05)  # same onset, other span
     got = _drop_reflection_events([echo, other, direct, later], params)
     assert {e.azimuth_deg for e in got} == {30.0, 120.0, -150.0}
     off = AnalysisParams(echo_event_iou=0.0)
     assert len(_drop_reflection_events([echo, other, direct, later], off)) == 4
+    # a louder reflection that starts a frame later gives way to the earlier direct sound
+    loud_echo = Event(1.02, 4.0, -60.0, 20.0, confidence=0.9)
+    got = _drop_reflection_events([loud_echo, direct], params)
+    assert [e.azimuth_deg for e in got] == [30.0]
+    # in the same frame the more confident stays
+    same = Event(1.00, 4.0, -60.0, 20.0, confidence=0.9)
+    assert [e.azimuth_deg for e in _drop_reflection_events([direct, same], params)] == [-60.0]
+    # beyond echo_event_onset_s they are two sounds
+    apart = Event(1.15, 4.0, -60.0, 20.0, confidence=0.9)
+    assert len(_drop_reflection_events([direct, apart], params)) == 2
 
 
 def test_weak_sources_are_dropped_relative_to_the_most_confident():
