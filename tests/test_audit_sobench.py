@@ -328,3 +328,48 @@ def test_event_elevation_flip_needs_the_mirrored_elevation_and_an_unambiguous_ev
     # no azimuth known: only when one source sounds in the window
     assert _event_elevation_flip(ctx([up]), -30.0, (1.0, 3.0), None) is not None
     assert _event_elevation_flip(ctx([up, other]), -30.0, (1.0, 3.0), None) is None
+
+
+def test_event_time_shift_and_arbitration_by_the_class_event():
+    from foakit.audit.common import DoaEstimate
+    from foakit.audit.doamap import DoaMap
+    from foakit.audit.sobench_claims import TimeClaim
+    from foakit.audit.sobench_config import SobenchAuditConfig
+    from foakit.audit.sobench_direction import _Ctx
+    from foakit.audit.sobench_time import _arbitrate, _class_events, _event_time_shift
+
+    def ctx(events, **cfg):
+        # an empty energy map (the presence votes abstain): only the events speak
+        dmap = DoaMap(0.1, 10.0, 10.0, np.zeros((100, 36, 18), np.float32),
+                      np.zeros(100, np.float32))
+        doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), events, dmap)
+        return _Ctx(cc=None, clip=None, doa=doa, cfg=SobenchAuditConfig(**cfg))
+
+    dog = {"onset_s": 4.0, "offset_s": 7.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
+           "motion": "stationary", "source": 0}
+    far = {"onset_s": 1.0, "offset_s": 3.0, "azimuth_deg": -120.0, "elevation_deg": 0.0,
+           "motion": "stationary", "source": 1}
+    pres = [(np.zeros(10), 45.0, "qa_x")]  # the class is known at 45 deg
+    x = ctx([dog, far])
+    events = _class_events(x, pres)
+    assert events == [dog]  # the other direction's event is not the class's
+    # a span moved by -2 s as a whole: suspicious, with the event's span as estimate
+    got = _event_time_shift(x, events, "span", 2.0, 5.0)
+    assert got is not None and got["onset_s"] == 4.0
+    # the label right (within event_time_tol_s), or its end not moved alike: no verdict
+    assert _event_time_shift(x, events, "span", 4.3, 7.0) is None
+    assert _event_time_shift(x, events, "span", 2.0, 9.0) is None
+    # an onset: only the start counts; a shift under min_shift_s is not a shift
+    assert _event_time_shift(x, events, "onset", 1.5, 1.5) is not None
+    assert _event_time_shift(x, events, "onset", 3.2, 3.2) is None
+    # two sources in the class's direction: ambiguous, no events; off switch
+    twin = dict(dog, onset_s=8.0, offset_s=9.0, azimuth_deg=50.0, source=2)
+    assert _class_events(ctx([dog, twin]), pres) == []
+    assert _class_events(ctx([dog], event_shift_conf=0.0), pres) == []
+    # arbitration: the event starts at the other claim's onset -> the label loses
+    lab = TimeClaim("dog", "span", 2.0, 5.0, "a", "label")
+    other = TimeClaim("dog", "onset", 4.0, 4.0, "b", "label")
+    vote, votes = _arbitrate(x, pres, True, lab, other, events)
+    assert vote == -1 and "starts at 4.0 s" in votes[-1][1]
+    vote, _ = _arbitrate(x, pres, True, other, lab, events)
+    assert vote == 1

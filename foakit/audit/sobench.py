@@ -43,8 +43,14 @@ direction sounds clearly elsewhere is flagged even then.  Elevations are only co
 the DOA map in windows of diffuseness <= ``elevation_max_psi`` (reverberation biases its
 elevation); in more diffuse windows a sign flip is still caught when the analysis's own event
 for the source (whitened, onset-weighted votes, which hold up in rooms) sits at the mirrored
-elevation (``event_flip_conf``).  A label with neither context nor usable signal (no DOA
-votes, a diffuse field, a moving source) is unverifiable, with the reason.
+elevation (``event_flip_conf``).  Likewise for times: where the class's direction is known
+and one analysed source sounds there, its events' onsets (from in-cone onset bins, which
+reverberation does not smear as it smears the energy map's presence) decide a conflict
+between two time claims, and a label none of them starts at (``event_time_tol_s``) while one
+starts ``min_shift_s`` or more away (a span: with its end moved alike) is suspicious, even
+when other items agree with it (``event_shift_conf``).  A label with neither context nor
+usable signal (no DOA votes, a diffuse field, a moving source) is unverifiable, with the
+reason.
 
 Convention audit
 ----------------

@@ -46,6 +46,10 @@ class SobenchAuditConfig:
     arbitration_on: float = 0.5
     arbitration_off: float = 0.1
     time_ctx_tol_s: float = 0.5
+    # a time label is at the class event's onset within this (s); the event-based time
+    # check's confidence (0 = off; see foakit.audit.sobench)
+    event_time_tol_s: float = 0.5
+    event_shift_conf: float = 0.6
     relation_min_sin: float = 0.1
     relation_min_el_deg: float = 5.0
     relation_min_dist_m: float = 0.3
@@ -53,4 +57,5 @@ class SobenchAuditConfig:
 
     def __post_init__(self) -> None:
         require_prominence_order(self)
-        require_positive(self, ("az_tol_deg", "dir_tol_deg", "el_tol_deg", "max_shift_s"))
+        require_positive(self, ("az_tol_deg", "dir_tol_deg", "el_tol_deg", "max_shift_s",
+                                "event_time_tol_s"))

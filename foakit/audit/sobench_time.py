@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..bench.sobench import QAItem
+from ..conventions import azimuth_difference
 from .common import LabelVerdict
 from .evidence import best_onset, onset_score, span_shift
 from .sobench_claims import TimeClaim
@@ -54,8 +55,8 @@ def _mean_presence(pres: list, t0: float, t1: float, block_s: float) -> float:
     return best
 
 
-def _arbitrate(x: _Ctx, pres: list, known: bool, lab: TimeClaim, other: TimeClaim
-               ) -> tuple[int, list[tuple[int, str]]]:
+def _arbitrate(x: _Ctx, pres: list, known: bool, lab: TimeClaim, other: TimeClaim,
+               events: list[dict] | None = None) -> tuple[int, list[tuple[int, str]]]:
     """Which of two conflicting time claims of one class the signal supports.
 
     Looks at the stretch between the two onsets (and between the two ends of two spans):
@@ -117,6 +118,16 @@ def _arbitrate(x: _Ctx, pres: list, known: bool, lab: TimeClaim, other: TimeClai
             votes.append((1, "the label fits the signal where it is, the other claim does not"))
         elif fo == "here" and fl != "here":
             votes.append((-1, "the other claim fits the signal where it is, the label does not"))
+    if events and other.kind != "window" and abs(lab.a - other.a) >= cfg.min_shift_s - 1e-9:
+        # the class's analysed event starts at one claim's onset and not the other's: it
+        # decides (the presence votes stay as evidence)
+        sl = _event_starts(events, lab.a, cfg.event_time_tol_s)
+        so = _event_starts(events, other.a, cfg.event_time_tol_s)
+        if sl != so:
+            t = lab.a if sl else other.a
+            votes.append((1 if sl else -1, f"the analysed event at its direction starts at "
+                                           f"{t:.1f} s"))
+            return votes[-1][0], votes
     total = sum(v for v, _ in votes)
     signs = {v for v, _ in votes}
     if len(signs) == 1:
@@ -165,6 +176,64 @@ def _time_fit(x: _Ctx, pres: list, known: bool, kind: str, a: float, b: float) -
     return {"status": status, "fit": best, "fits": [best], "known": False, "at_label_max": at0}
 
 
+def _class_events(x: _Ctx, pres: list) -> list[dict]:
+    """Analysed events at the class's known directions (``pres``): stationary, within
+    ``az_tol_deg`` of one of them, all of one source (else none: ambiguous).  Their onsets
+    come from in-cone onset bins and stay right in rooms where the block energy map's
+    presence is smeared by reverberation."""
+    cfg = x.cfg
+    if x.doa is None or cfg.event_shift_conf <= 0 or not pres:
+        return []
+    dirs = [az for _, az, _ in pres]
+    found = []
+    for e in x.doa.events:
+        if e.get("azimuth_deg") is None or e.get("motion") not in (None, "stationary"):
+            continue
+        if min(abs(float(azimuth_difference(e["azimuth_deg"], az))) for az in dirs) \
+                <= cfg.az_tol_deg:
+            found.append(e)
+    return found if len({e.get("source") for e in found}) == 1 else []
+
+
+def _event_starts(events: list[dict], a: float, tol: float) -> bool:
+    return any(abs(float(e["onset_s"]) - a) <= tol for e in events)
+
+
+def _event_time_shift(x: _Ctx, events: list[dict], kind: str, a: float, b: float
+                      ) -> dict | None:
+    """The class event (:func:`_class_events`) that shows a time label shifted: none of
+    them starts within ``event_time_tol_s`` of the label's onset and one starts
+    ``min_shift_s`` to ``max_shift_s`` from it (for a span, with its end shifted alike
+    within ``event_time_tol_s``: the whole span moved); else None."""
+    cfg = x.cfg
+    if not events or _event_starts(events, a, cfg.event_time_tol_s):
+        return None
+    best = None
+    for e in events:
+        d = float(e["onset_s"]) - a
+        if abs(d) < cfg.min_shift_s - 1e-9 or abs(d) > cfg.max_shift_s:
+            continue
+        if kind == "span" and abs(float(e["offset_s"]) - b - d) > cfg.event_time_tol_s:
+            continue
+        if best is None or abs(d) < abs(float(best["onset_s"]) - a):
+            best = e
+    if best is None:
+        return None
+    return {k: best[k] for k in ("onset_s", "offset_s", "azimuth_deg")}
+
+
+def _event_verdict(x: _Ctx, key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
+                   ev: dict, conf: float, why: str = "") -> LabelVerdict:
+    d = float(shifted["onset_s"]) - claim.a
+    est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
+    ev["event"] = shifted
+    return LabelVerdict(key, fld, "suspicious", label, est, conf,
+                        f"{why}the analysed event at the source's direction "
+                        f"({float(shifted['azimuth_deg']):.0f} deg) starts {d:+.1f} s from the "
+                        f"labelled {'span' if fld == 'time_span' else 'onset'} (in-cone "
+                        "onsets; the energy map is smeared by reverberation)", ev)
+
+
 def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
     cfg, cc = x.cfg, x.cc
     cls = claim.cls
@@ -201,6 +270,7 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         pres, known = _presences(x, cls)
         ev["direction_known"] = known
         x.draw[it.qa_id] = {"directions": [az for _, az, _ in pres] if known else []}
+    events = _class_events(x, pres) if known else []
 
     def what(t: TimeClaim) -> str:
         return {"window": f"is audible in {t.a:.1f}-{t.b:.1f} s",
@@ -217,7 +287,7 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         # the signal arbitrates against each conflicting claim
         results = []
         for t in conflict:
-            vote, votes = (_arbitrate(x, pres, known, claim, t) if pres else (0, []))
+            vote, votes = (_arbitrate(x, pres, known, claim, t, events) if pres else (0, []))
             results.append((t, vote, votes))
         ev["arbitration"] = [{"with": t.qa_id, "vote": vote, "votes": votes}
                              for t, vote, votes in results]
@@ -249,6 +319,12 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
                                    "tell which is wrong", evidence=ev)
     if agree:
         # items that agree may share one time offset: the signal can still overrule them
+        shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
+        if shifted is not None and not any(_event_starts(events, t.a, cfg.event_time_tol_s)
+                                           for t in agree):
+            return _event_verdict(x, key, fld, label, claim, shifted, ev,
+                                  cfg.event_shift_conf, f"{len(agree)} other item(s) agree, "
+                                  "but ")
         if pres and known and claim.kind == "span":  # onsets alone are too weak for this
             fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
             f = fit.get("fit")
@@ -270,6 +346,9 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
                             "no direction to follow the source by", evidence=ev)
     fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
     ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
+    shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
+    if shifted is not None and fit["status"] != "shifted":
+        return _event_verdict(x, key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
     if fit["status"] == "here":
         return LabelVerdict(key, fld, "consistent", label, evidence=ev)
     if fit["status"] == "shifted":
