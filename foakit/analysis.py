@@ -13,6 +13,7 @@ import numpy as np
 
 from .conventions import vector_to_direction
 from .events import (
+    NO_DISTANCE,
     Event,
     assign_sources,
     echo_axes,
@@ -368,6 +369,9 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     if params.min_source_confidence > 0 and n_sources > 1:
         events = weak_sources_dropped(events, params.min_source_confidence)
         n_sources = assign_sources(events, params)
+    if clip_psi < params.distance_min_psi:
+        for ev in events:  # no reverberation to weigh the direct sound against
+            ev.distance_m, ev.distance_proxy = None, NO_DISTANCE
     _mark_sources(frames, events, fr)
     return ClipAnalysis(
         sample_rate=grid.sample_rate, n_samples=int(n_samples), channels=4, grid=grid,

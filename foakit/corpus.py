@@ -210,7 +210,8 @@ def _manifest(out_dir: Path, audio_dir: str, channel_order: str, params: Analysi
         "stft": "centred frames, hop round(hop_s * sr), Hann window and n_fft of the power of "
                 "two nearest win_s * sr; frame t at time t * hop / sr",
         "frame_columns": ["audio_id", "path", *FRAME_COLUMNS],
-        "distance_proxy": "diffuseness: r = distance_rc_m * sqrt(psi / (1 - psi))",
+        "distance_proxy": "diffuseness: r = distance_rc_m * sqrt(psi / (1 - psi)); none "
+                          "(distance_m null) in clips of diffuseness < distance_min_psi",
     }
     if path.exists():
         try:

@@ -24,6 +24,9 @@
    diffuse-field model DRR = (1 - psi) / psi and DRR = (r_c / r)^2, so
    ``r = r_c sqrt(psi / (1 - psi))`` with ``r_c = distance_rc_m`` (calibrated on foakit.synth
    rooms; see the README), clipped to ``distance_range_m``.  Noise raises psi too: a proxy.
+   In a clip without reverberation (clip diffuseness below ``distance_min_psi``: anechoic
+   or a close-up) there is nothing to weigh the direct sound against: ``distance_m`` is
+   None and ``distance_proxy`` is :data:`NO_DISTANCE`.
 5. **Sources**: stationary events whose directions are within ``track_gate_deg`` share a
    ``source`` id; each moving event is its own source.  ``n_sources`` counts the ids.
 """
@@ -42,6 +45,7 @@ from .params import AnalysisParams
 
 __all__ = [
     "Event",
+    "NO_DISTANCE",
     "Track",
     "link_tracks",
     "track_axes",
@@ -85,6 +89,9 @@ class Event:
 
 
 _EVENT_FIELDS = tuple(f.name for f in fields(Event))
+
+#: ``distance_proxy`` of events in clips without reverberation (``distance_m`` is None)
+NO_DISTANCE = "none: no reverberation to weigh the direct sound against"
 
 
 @dataclass

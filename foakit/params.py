@@ -158,6 +158,11 @@ class AnalysisParams:
     # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
     # by benchmarks/distance_calibration.py (see events.py)
     distance_rc_m: float = 1.2
+    # below this clip diffuseness (median over active frames) there is no reverberation to
+    # measure the direct sound against (anechoic or a near-field close-up): distance_m is
+    # None rather than the proxy's floor (rooms of foakit.synth: clip psi >= 0.5 in 95 % of
+    # clips; anechoic ones: <= 0.01 in 75 %)
+    distance_min_psi: float = 0.15
     distance_range_m: tuple[float, float] = field(default=(0.3, 10.0))
 
     def __post_init__(self) -> None:
@@ -182,6 +187,7 @@ class AnalysisParams:
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),
             ("min_source_confidence", 0.0 <= self.min_source_confidence <= 1.0),
+            ("distance_min_psi", 0.0 <= self.distance_min_psi < 1.0),
         ]
         for name, ok in checks:
             if not ok:

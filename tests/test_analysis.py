@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from foakit.analysis import FRAME_COLUMNS, analyze_samples, detect_activity
 from foakit.conventions import angular_distance
 from foakit.errors import ParameterError
+from foakit.events import NO_DISTANCE
 from foakit.kernels.activity import cone_levels, median_f32, percentile_pair
 from foakit.params import AnalysisParams
 
@@ -135,6 +136,8 @@ def test_known_scene_from_synth_with_reverberation():
     best = max(res.events, key=lambda e: e.confidence)
     assert angular_distance(best.azimuth_deg, best.elevation_deg, -60, 10) < 15
     assert abs(best.onset_s - 1.0) < 0.2 and abs(best.offset_s - 4.0) < 0.4
+    # a room: the diffuseness proxy gives a distance (1 m, under the room's r_c)
+    assert best.distance_proxy == "diffuseness" and 0.3 <= best.distance_m <= 2.0
 
 
 def test_known_anechoic_scene_three_sources_from_synth():
@@ -151,6 +154,13 @@ def test_known_anechoic_scene_three_sources_from_synth():
         ev = min(res.events, key=lambda v: angular_distance(v.azimuth_deg, v.elevation_deg, a, e))
         assert angular_distance(ev.azimuth_deg, ev.elevation_deg, a, e) < 3
         assert abs(ev.onset_s - on) < 0.2
+        # no reverberation, nothing to weigh the direct sound against: no distance
+        assert ev.distance_m is None and ev.distance_proxy == NO_DISTANCE
+    # distance_min_psi = 0 gives the proxy's reading anyway (of the noise, here)
+    forced = analyze_samples(render_scene(scene), 16000,
+                             params=AnalysisParams(distance_min_psi=0.0))
+    assert all(e.distance_proxy == "diffuseness" and e.distance_m is not None
+               for e in forced.events)
 
 
 @given(st.integers(1, 700), st.sampled_from([(10.0, 95.0), (0.0, 100.0), (3.7, 50.0)]),

@@ -525,7 +525,9 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
     elif task == "estimate_distance":
         d = ev.get("distance_m")
         if d is None:
-            d, why = _DISTANCE_FALLBACK_M, why + "; no distance estimate, answered 2.0 m"
+            proxy = ev.get("distance_proxy") or "no proxy"
+            d, why = _DISTANCE_FALLBACK_M, why + f"; no distance estimate ({proxy}), " \
+                f"answered {_DISTANCE_FALLBACK_M:g} m, a typical indoor distance"
         values = {"distance_m": round(float(d), 2)}
     elif task == "onset_from_location":
         values = {"onset_time_s": round(float(ev["onset_s"]), 2)}
