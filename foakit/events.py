@@ -595,7 +595,10 @@ _PRECEDENCE_S = 0.01
 
 
 def assign_sources(events: list[Event], params: AnalysisParams) -> int:
-    """Give events from one direction a shared ``source`` id; return the number of sources."""
+    """Give events of one source a shared ``source`` id; return the number of sources.
+
+    Stationary events whose directions are within ``track_gate_deg`` share one; a moving
+    event shares one with the events that continue its path (:func:`_on_path`)."""
     reps: list[Event] = []
     for ev in sorted(events, key=lambda e: -e.confidence):
         if ev.motion == "stationary":
@@ -609,7 +612,62 @@ def assign_sources(events: list[Event], params: AnalysisParams) -> int:
         else:
             ev.source = len(reps)
             reps.append(ev)
-    return len(reps)
+    if len(reps) < 2 or all(e.motion == "stationary" for e in events):
+        return len(reps)
+    parent = list(range(len(reps)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for m in events:
+        if m.motion == "stationary":
+            continue
+        for ev in events:
+            if ev is not m and root(ev.source) != root(m.source) and _on_path(m, ev, params):
+                a, b = sorted((root(ev.source), root(m.source)))
+                parent[b] = a
+    ids: dict[int, int] = {}
+    for ev in sorted(events, key=lambda e: -e.confidence):
+        ev.source = ids.setdefault(root(ev.source), len(ids))
+    return len(ids)
+
+
+def _azimuth_at(ev: Event, t: np.ndarray, reach: float) -> np.ndarray:
+    """Azimuth (unwrapped about the start) of ``ev``'s straight-line motion at times ``t``,
+    held beyond ``reach`` s past its ends."""
+    a0 = ev.azimuth_start_deg if ev.azimuth_start_deg is not None else ev.azimuth_deg
+    a1 = ev.azimuth_end_deg if ev.azimuth_end_deg is not None else ev.azimuth_deg
+    if ev.motion == "stationary" or a0 is None or a1 is None:
+        return np.full(len(t), float(ev.azimuth_deg or 0.0))
+    dur = max(ev.offset_s - ev.onset_s, 1e-6)
+    change = (a1 - a0 + 180.0) % 360.0 - 180.0
+    if ev.motion == "left_to_right" and change > 0 or ev.motion == "right_to_left" and change < 0:
+        change -= math.copysign(360.0, change)
+    tt = np.clip(t, ev.onset_s - reach, ev.offset_s + reach)
+    return a0 + change * (tt - ev.onset_s) / dur
+
+
+def _on_path(m: Event, ev: Event, params: AnalysisParams) -> bool:
+    """Whether ``ev`` continues moving event ``m``'s path: it lies within
+    ``event_merge_gap_s`` of ``m``'s span, and over ``ev``'s span ``m``'s azimuth line
+    (extrapolated that far) stays within half ``track_gate_deg`` of ``ev``'s azimuth (its
+    own line when it moves too, then in the same sense), elevations within the gate.  A
+    moving source in a room is often cut into such pieces: a duplicate track, or a
+    stationary event where the track lost it."""
+    reach = params.event_merge_gap_s
+    if ev.onset_s > m.offset_s + reach or ev.offset_s < m.onset_s - reach:
+        return False
+    if ev.motion != "stationary" and ev.motion != m.motion:
+        return False
+    if m.elevation_deg is None or ev.elevation_deg is None or \
+            abs(m.elevation_deg - ev.elevation_deg) > params.track_gate_deg:
+        return False
+    t = np.linspace(ev.onset_s, ev.offset_s, 5)
+    d = (_azimuth_at(m, t, reach) - _azimuth_at(ev, t, reach) + 180.0) % 360.0 - 180.0
+    return bool(np.max(np.abs(d)) <= params.track_gate_deg / 2)
 
 
 def weak_sources_dropped(events: list[Event], ratio: float) -> list[Event]:

@@ -222,3 +222,36 @@ def test_weak_sources_are_dropped_relative_to_the_most_confident():
     assert [e.source for e in weak_sources_dropped(evs, 0.1)] == [0, 0, 1]
     assert len(weak_sources_dropped(evs, 0.0)) == 4
     assert weak_sources_dropped([], 0.1) == []
+
+
+def test_pieces_of_a_moving_source_share_one_source_id():
+    from foakit.events import Event, assign_sources
+
+    params = AnalysisParams()
+
+    def moving(on, off, a0, a1, conf):
+        return Event(on, off, (a0 + a1) / 2, 10.0, motion="right_to_left" if a1 > a0 else
+                     "left_to_right", azimuth_start_deg=a0, azimuth_end_deg=a1,
+                     confidence=conf)
+
+    # a track 100 -> 130 deg over 3-5 s, a stationary piece where it lost the source
+    # (141 deg at 5.9-6.3 s: the line extrapolated reaches ~145), a duplicate track
+    track = moving(3.0, 5.0, 100.0, 130.0, 0.3)
+    piece = Event(5.9, 6.3, 141.0, 12.0, confidence=0.2, motion="stationary")
+    dup = moving(3.5, 5.5, 105.0, 140.0, 0.1)
+    assert assign_sources([track, piece, dup], params) == 1
+    # the azimuth wraps: a right-to-left track 170 -> -170 (= 190) continued at -160
+    wrap = moving(1.0, 2.0, 170.0, -170.0, 0.3)
+    wrap.motion = "right_to_left"
+    cont = Event(2.3, 3.0, -160.0, 10.0, confidence=0.1, motion="stationary")
+    assert assign_sources([wrap, cont], params) == 1
+    # not the path: a stationary source far off the line, one long after it, one at another
+    # elevation, a track moving the other way
+    for other in (Event(3.0, 8.0, -60.0, 10.0, confidence=0.2, motion="stationary"),
+                  Event(7.5, 8.0, 150.0, 10.0, confidence=0.2, motion="stationary"),
+                  Event(5.9, 6.3, 141.0, -40.0, confidence=0.2, motion="stationary"),
+                  moving(3.5, 5.5, 140.0, 105.0, 0.1)):
+        assert assign_sources([track, other], params) == 2, other
+    # a stationary source the track passes: its long span leaves the line
+    passed = Event(1.0, 9.0, 115.0, 10.0, confidence=0.2, motion="stationary")
+    assert assign_sources([track, passed], params) == 2
