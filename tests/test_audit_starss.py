@@ -188,9 +188,61 @@ def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
     # another direction, a late start (shifted labels), too short, or moving: no
     assert _event_support([dict(ev, azimuth_deg=-50.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
     assert _event_support([dict(ev, onset_s=3.6)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
-    assert _event_support([dict(ev, offset_s=3.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    # a short event at the onset (a tonal source whose onset alone is direct-path dominant)
+    # still vouches; one shorter than event_support_min_s does not
+    assert _event_support([dict(ev, offset_s=2.8)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is not None
+    assert _event_support([dict(ev, offset_s=2.4)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    # an event closer to another track labelled at its start is that track's
+    other = SourceTrack(2, 0, frames, np.full(40, 60.0), np.full(40, 5.0))
+    assert _event_support([ev], tr, 50.0, 10.0, 2.0, 6.0, cfg,
+                          {(1, 0): tr, (2, 0): other}) is None
     assert _event_support([dict(ev, motion="left_to_right")], tr, 50.0, 10.0, 2.0, 6.0,
                           cfg) is None
     # a moving track is not vouched for
     moving = SourceTrack(1, 0, frames, np.linspace(0.0, 90.0, 40), np.full(40, 10.0))
     assert _event_support([ev], moving, 45.0, 10.0, 2.0, 6.0, cfg) is None
+
+
+def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it():
+    from foakit.audit.starss import StarssAuditConfig, _onset_contradiction
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(20, 60)  # 2.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))
+    ev = {"onset_s": 2.1, "offset_s": 5.9, "azimuth_deg": -72.0, "elevation_deg": 8.0,
+          "motion": "stationary"}
+    got = _onset_contradiction([ev], tr, 70.0, 10.0, cfg)
+    assert got is not None and got[1] == "mirror_azimuth" and got[2] > 100
+    # an event starting later than the label, one near the label, one where no hypothesis
+    # puts the label (a mislocalised event) or one another track explains: no
+    assert _onset_contradiction([dict(ev, onset_s=2.6)], tr, 70.0, 10.0, cfg) is None
+    assert _onset_contradiction([dict(ev, azimuth_deg=95.0)], tr, 70.0, 10.0, cfg) is None
+    assert _onset_contradiction([dict(ev, azimuth_deg=-20.0, elevation_deg=60.0)], tr,
+                                70.0, 10.0, cfg) is None
+    other = SourceTrack(2, 0, frames, np.full(40, -80.0), np.full(40, 0.0))
+    assert _onset_contradiction([ev], tr, 70.0, 10.0, cfg, {(1, 0): tr, (2, 0): other}) is None
+    # the elevation flip names its hypothesis
+    up = SourceTrack(1, 0, frames, np.full(40, 30.0), np.full(40, 35.0))
+    flip = _onset_contradiction([dict(ev, azimuth_deg=31.0, elevation_deg=-33.0)], up, 30.0,
+                                35.0, cfg)
+    assert flip is not None and flip[1] == "elevation_sign"
+
+
+def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
+    from foakit.audit.starss import StarssAuditConfig, _event_shift
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(30, 60)  # labelled 3.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(30, 40.0), np.full(30, 0.0))
+    ev = {"onset_s": 5.0, "offset_s": 8.0, "azimuth_deg": 42.0, "elevation_deg": 3.0,
+          "motion": "stationary"}
+    got = _event_shift([ev], tr, 40.0, 0.0, cfg)
+    assert got is not None and got[0] == pytest.approx(2.0) and got[1] > 0.9
+    # the same source heard before the labels: frames too late
+    early = _event_shift([dict(ev, onset_s=1.2, offset_s=4.2)], tr, 40.0, 0.0, cfg)
+    assert early is not None and early[0] == pytest.approx(-1.8)
+    # an intermittent source whose event starts inside the span and ends with it: no
+    assert _event_shift([dict(ev, onset_s=4.5, offset_s=6.0)], tr, 40.0, 0.0, cfg) is None
+    # another direction, or a shift below min_shift_s: no
+    assert _event_shift([dict(ev, azimuth_deg=100.0)], tr, 40.0, 0.0, cfg) is None
+    assert _event_shift([dict(ev, onset_s=3.5, offset_s=6.5)], tr, 40.0, 0.0, cfg) is None
