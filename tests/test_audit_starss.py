@@ -246,3 +246,34 @@ def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
     # another direction, or a shift below min_shift_s: no
     assert _event_shift([dict(ev, azimuth_deg=100.0)], tr, 40.0, 0.0, cfg) is None
     assert _event_shift([dict(ev, onset_s=3.5, offset_s=6.5)], tr, 40.0, 0.0, cfg) is None
+
+
+def test_events_that_veto_the_energy_maps_verdicts():
+    from foakit.audit.starss import (
+        StarssAuditConfig,
+        _event_in_span,
+        _onset_contradiction,
+        _onset_in_azimuth,
+    )
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(20, 60)  # 2.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(40, 50.0), np.full(40, 30.0))
+    late = {"onset_s": 3.5, "offset_s": 5.5, "azimuth_deg": 52.0, "elevation_deg": 28.0,
+            "motion": "stationary"}
+    # an event from the label that starts late still sounds in the span; elsewhere: no
+    assert _event_in_span([late], tr, 50.0, 30.0, 2.0, 6.0, cfg) is not None
+    assert _event_in_span([dict(late, azimuth_deg=-50.0)], tr, 50.0, 30.0, 2.0, 6.0,
+                          cfg) is None
+    assert _event_in_span([dict(late, onset_s=6.5, offset_s=8.0)], tr, 50.0, 30.0, 2.0,
+                          6.0, cfg) is None
+    # an onset event at the labelled azimuth, whatever its elevation, starts with the label
+    onset = dict(late, onset_s=2.1, elevation_deg=-10.0)
+    assert _onset_in_azimuth([onset], tr, 50.0, cfg) is not None
+    assert _onset_in_azimuth([dict(onset, azimuth_deg=90.0)], tr, 50.0, cfg) is None
+    assert _onset_in_azimuth([late], tr, 50.0, cfg) is None
+    # an elevation-only contradiction needs the flipped label within contradict_el_hyp_deg
+    near_flip = dict(onset, azimuth_deg=50.0, elevation_deg=-25.0)
+    assert _onset_contradiction([near_flip], tr, 50.0, 30.0, cfg)[1] == "elevation_sign"
+    pulled = dict(onset, azimuth_deg=50.0, elevation_deg=-15.0)   # 15 deg from the flip
+    assert _onset_contradiction([pulled], tr, 50.0, 30.0, cfg) is None

@@ -86,7 +86,9 @@ class StarssAuditConfig:
     :func:`_event_support`; ``event_support_min_s``: how long it must last, or half the
     track when that is shorter); ``contradict_*``: an unexplained event starting with the
     track far from its label and where a convention error would put it makes the label
-    suspicious (see :func:`_onset_contradiction`); the event-span time test
+    suspicious (see :func:`_onset_contradiction`; ``contradict_el_hyp_deg``: the tighter
+    match an elevation-sign hypothesis needs, since floor and ceiling reflections pull an
+    event's elevation towards the mirrored one); the event-span time test
     (:func:`_event_shift`) uses ``event_support_deg``, ``min_shift_s``, ``max_shift_s``,
     ``shift_gain`` and ``shift_min_iou`` as the map's presence test does.
     """
@@ -120,6 +122,7 @@ class StarssAuditConfig:
     contradict_deg: float = 40.0
     contradict_claim_deg: float = 30.0
     contradict_hyp_deg: float = 20.0
+    contradict_el_hyp_deg: float = 10.0
 
     def __post_init__(self) -> None:
         require_positive(self, ("match_deg", "support_deg", "az_tol_deg", "max_shift_s",
@@ -342,6 +345,62 @@ def _event_support(events: list[dict], tr: SourceTrack, az: float, el: float, t0
     return None
 
 
+def _event_in_span(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
+                   t1: float, cfg: StarssAuditConfig, tracks: dict | None = None
+                   ) -> dict | None:
+    """An analysed event near a stationary track's label that sounds during its frames
+    (whenever it starts), or None.
+
+    Weaker than :func:`_event_support` (the source's onset may be masked by another one,
+    so the event starts late): it does not confirm a label, but it vetoes the energy map's
+    direction verdicts, whose evidence (reflections, the modal field of tonal sounds, the
+    floor's mirrored elevation) is weaker than a reflection-pruned event from the label.
+    """
+    ref = direction_to_vector(az, el)
+    if not _is_stationary(tr, ref, cfg):
+        return None
+    need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
+    for e in events:
+        ev = _event_vector(e)
+        if ev is None:
+            continue
+        ang = _angle_deg(ev, ref)
+        if ang > cfg.event_support_deg:
+            continue
+        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
+            continue
+        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
+        if any(_angle_deg(ev, o) < ang for o in others):
+            continue
+        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
+    return None
+
+
+def _onset_in_azimuth(events: list[dict], tr: SourceTrack, az: float,
+                      cfg: StarssAuditConfig, tracks: dict | None = None) -> dict | None:
+    """An event starting with one of a track's labelled spans within ``event_support_deg``
+    of its labelled azimuth (any elevation: in a room the floor and ceiling pull an
+    event's elevation by tens of degrees), not closer to another track labelled then.
+
+    It vetoes the energy map's time-shift verdict: the source starts where the labels say.
+    """
+    starts = _span_starts(tr)
+    for e in events:
+        ev = _event_vector(e)
+        if ev is None:
+            continue
+        if abs((e["azimuth_deg"] - az + 180.0) % 360.0 - 180.0) > cfg.event_support_deg:
+            continue
+        if not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
+            continue
+        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
+        own = direction_to_vector(az, e["elevation_deg"])
+        if any(_angle_deg(ev, o) < _angle_deg(ev, own) for o in others):
+            continue
+        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
+    return None
+
+
 def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: float,
                          cfg: StarssAuditConfig, tracks: dict | None = None
                          ) -> tuple[dict, str, float] | None:
@@ -385,7 +444,8 @@ def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: flo
             continue
         fits = {h: _angle_deg(ev, v) for h, v in hyps.items()}
         h = min(fits, key=fits.get) if fits else None
-        if h is None or fits[h] > cfg.contradict_hyp_deg:
+        if h is None or fits[h] > (cfg.contradict_el_hyp_deg if h == "elevation_sign"
+                                   else cfg.contradict_hyp_deg):
             continue
         if best is None or fits[h] < best[2]:
             best = ({k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")},
@@ -596,8 +656,11 @@ def audit_tracks(
             continue
         shift_s, iou_best, iou0 = _track_shift(dmap, tr, cfg)
         ev.update(time_shift_s=shift_s, time_iou=iou_best, time_iou_unshifted=iou0)
+        started = _onset_in_azimuth(doa.events, tr, lab_az, cfg, tracks)
+        if started is not None:
+            ev["onset_event_azimuth"] = started
         if (abs(shift_s) >= cfg.min_shift_s - 1e-9 and iou_best - iou0 >= cfg.shift_gain
-                and iou_best >= cfg.shift_min_iou):
+                and iou_best >= cfg.shift_min_iou and started is None):
             conf = float(np.clip(0.45 + (iou_best - iou0), 0.3, 0.95))
             when = "late" if shift_s < 0 else "early"
             verdicts.append(LabelVerdict(
@@ -654,6 +717,15 @@ def audit_tracks(
                                          reason=f"diffuse field (diffuseness "
                                                 f"{ev['diffuseness']:.2f})", evidence=ev))
             continue
+        heard = _event_in_span(doa.events, tr, lab_az, lab_el, t0, t1, cfg, tracks)
+        if heard is not None:
+            ev["event_in_span"] = heard
+            verdicts.append(LabelVerdict(
+                key, "direction", "unverifiable", label, estimate,
+                reason=f"an event from the labelled direction sounds from "
+                       f"{heard['onset_s']:.1f} s but not at the labelled start; the energy "
+                       f"map alone (prominence {p:.2f}) cannot overrule it", evidence=ev))
+            continue
         best_h = max(fits, key=lambda h: fits[h] if np.isfinite(fits[h]) else -1)
         # the peaks matched to the track (Hungarian) must disagree too before blaming it
         peaks_disagree = ev.get("median_error_deg", 180.0) >= cfg.peak_disagree_deg
@@ -678,8 +750,11 @@ def audit_tracks(
                 f"little energy from the labelled direction during its frames (prominence "
                 f"{p_dir:.2f}; the strongest direction is {s_az:.0f} deg){how}", ev))
             continue
+        # an onset event at the labelled azimuth on the labelled side of the horizon says the
+        # map's mirrored elevation is the floor's (or ceiling's) reflection
+        same_side = started is not None and started["elevation_deg"] * lab_el > 0
         if (abs(lab_el) >= cfg.flip_min_abs_deg and np.isfinite(p_flip)
-                and p_flip - p >= cfg.flip_gain):
+                and p_flip - p >= cfg.flip_gain and not same_side):
             verdicts.append(LabelVerdict(
                 key, "elevation", "suspicious", label, {"azimuth_deg": lab_az,
                                                         "elevation_deg": -lab_el},
