@@ -23,6 +23,14 @@ Method
    suspicious in ``azimuth`` (the reason names a hypothesis under which the labels fit, if
    one does); the mirrored elevation much more prominent -> suspicious in ``elevation``;
    silence, a diffuse field or too few frames -> unverifiable.
+   The analysis's events (onset-based, reflections pruned: :mod:`foakit.events`) come
+   first and outrank the map, whose reflections and modal fields read as sources in a
+   room: an event starting with a labelled span near its direction vouches for it
+   (:func:`_event_support`); an event from its direction spanning the frames moved in
+   time flags ``time`` (:func:`_event_shift`); an unexplained event starting with it where
+   a convention error would put the label flags the direction
+   (:func:`_onset_contradiction`); an event from the label during the span, or an onset
+   event at its azimuth, vetoes the map's direction, elevation-flip or time verdicts.
 6. **Convention audit**: the same window matching under each hypothesis (angle maps on every
    label; the other channel order by decoding the audio again, on up to
    ``convention_clips`` clips), decided by :func:`foakit.audit.conventions.decide`.
