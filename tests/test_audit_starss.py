@@ -241,6 +241,12 @@ def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
     # the same source heard before the labels: frames too late
     early = _event_shift([dict(ev, onset_s=1.2, offset_s=4.2)], tr, 40.0, 0.0, cfg)
     assert early is not None and early[0] == pytest.approx(-1.8)
+    # a sound already going 1.8 s before the labels start and running into them needs less
+    # IoU gain than one starting inside the span (labels 3.0-6.0, event 1.2-5.6: IoU 0.54
+    # unshifted, 0.68 moved by -1.8 s)
+    lead = dict(ev, onset_s=1.2, offset_s=5.6)
+    assert _event_shift([lead], tr, 40.0, 0.0, cfg)[0] == pytest.approx(-1.8)
+    assert _event_shift([lead], tr, 40.0, 0.0, StarssAuditConfig(lead_shift_gain=0.3)) is None
     # an intermittent source whose event starts inside the span and ends with it: no
     assert _event_shift([dict(ev, onset_s=4.5, offset_s=6.0)], tr, 40.0, 0.0, cfg) is None
     # another direction, or a shift below min_shift_s: no
