@@ -283,3 +283,40 @@ def test_events_that_veto_the_energy_maps_verdicts():
     assert _onset_contradiction([near_flip], tr, 50.0, 30.0, cfg)[1] == "elevation_sign"
     pulled = dict(onset, azimuth_deg=50.0, elevation_deg=-15.0)   # 15 deg from the flip
     assert _onset_contradiction([pulled], tr, 50.0, 30.0, cfg) is None
+
+
+def _clip_with(peak_az, events, n_blocks=80, src_az=-70.0, el=10.0):
+    """A ClipEstimate whose map and DOA peaks hold one source (0.4 s windows)."""
+    from foakit.audit.common import ClipEstimate
+    from foakit.audit.doamap import DoaMap
+
+    energy = np.zeros((n_blocks, 36, 18), np.float32)
+    ia, ie = int((src_az + 180) // 10), int((el + 90) // 10)
+    energy[20:60, ia, ie] = 1.0
+    energy[:, 0, 0] += 1e-3
+    dmap = DoaMap(0.1, 10.0, 10.0, energy, energy.reshape(n_blocks, -1).sum(axis=1))
+    peaks = np.zeros((n_blocks // 4, 2, 4), np.float32)
+    peaks[5:15, 0] = [*unit(peak_az, el), 1.0]
+    doa = DoaEstimate("ambix", 0.4, peaks, events, dmap)
+    t = np.arange(0, n_blocks * 0.1, 0.02)
+    return ClipEstimate("c", "c.wav", doa=doa, frames={"time_s": t,
+                                                       "diffuseness": np.full(len(t), 0.5)})
+
+
+def test_an_onset_contradiction_needs_the_matched_peaks_to_disagree_too():
+    from foakit.audit.starss import audit_tracks
+
+    frames = np.arange(20, 60)
+    tracks = {(1, 0): SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))}
+    onset = {"onset_s": 2.05, "offset_s": 5.9, "azimuth_deg": -71.0, "elevation_deg": 9.0,
+             "motion": "stationary"}
+    (v,), _ = audit_tracks("c", tracks, _clip_with(-70.0, [onset]))
+    assert v.verdict == "suspicious" and v.evidence.get("onset_event_hypothesis") == \
+        "mirror_azimuth"
+    # DOA peaks on the label (a DCASE true positive): the onset event alone does not blame it
+    (v,), _ = audit_tracks("c", tracks, _clip_with(70.0, [onset]))
+    assert "onset_event_hypothesis" not in v.evidence
+    # the label as written, with its own onset event: vouched for
+    right = {(1, 0): SourceTrack(1, 0, frames, np.full(40, -70.0), np.full(40, 10.0))}
+    (v,), _ = audit_tracks("c", right, _clip_with(-70.0, [onset]))
+    assert v.verdict == "consistent" and "event" in v.evidence
