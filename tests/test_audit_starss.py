@@ -217,8 +217,15 @@ def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it()
     # puts the label (a mislocalised event) or one another track explains: no
     assert _onset_contradiction([dict(ev, onset_s=2.6)], tr, 70.0, 10.0, cfg) is None
     assert _onset_contradiction([dict(ev, azimuth_deg=95.0)], tr, 70.0, 10.0, cfg) is None
-    assert _onset_contradiction([dict(ev, azimuth_deg=-20.0, elevation_deg=60.0)], tr,
+    assert _onset_contradiction([dict(ev, azimuth_deg=30.0, elevation_deg=45.0)], tr,
                                 70.0, 10.0, cfg) is None
+    # far from the label and from every hypothesis (a rotated label): blamed beyond
+    # contradict_any_deg only
+    rot = dict(ev, azimuth_deg=150.0, elevation_deg=10.0)   # 80 deg from the label
+    got = _onset_contradiction([rot], tr, 70.0, 10.0, cfg)
+    assert got is not None and got[1] == "none"
+    assert _onset_contradiction([rot], tr, 70.0, 10.0,
+                                StarssAuditConfig(contradict_any_deg=90.0)) is None
     other = SourceTrack(2, 0, frames, np.full(40, -80.0), np.full(40, 0.0))
     assert _onset_contradiction([ev], tr, 70.0, 10.0, cfg, {(1, 0): tr, (2, 0): other}) is None
     # the elevation flip names its hypothesis

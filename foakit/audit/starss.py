@@ -94,7 +94,9 @@ class StarssAuditConfig:
     :func:`_event_support`; ``event_support_min_s``: how long it must last, or half the
     track when that is shorter); ``contradict_*``: an unexplained event starting with the
     track far from its label and where a convention error would put it makes the label
-    suspicious (see :func:`_onset_contradiction`; ``contradict_el_hyp_deg``: the tighter
+    suspicious (see :func:`_onset_contradiction`; ``contradict_any_deg``: how far an event
+    matching no hypothesis must be, three times the DCASE threshold and beyond the
+    40-50 deg errors reverberant onset events show; ``contradict_el_hyp_deg``: the tighter
     match an elevation-sign hypothesis needs, since floor and ceiling reflections pull an
     event's elevation towards the mirrored one); the event-span time test
     (:func:`_event_shift`) uses ``event_support_deg``, ``min_shift_s``, ``max_shift_s``,
@@ -133,6 +135,7 @@ class StarssAuditConfig:
     contradict_claim_deg: float = 30.0
     contradict_hyp_deg: float = 20.0
     contradict_el_hyp_deg: float = 10.0
+    contradict_any_deg: float = 60.0
     lead_shift_gain: float = 0.1
 
     def __post_init__(self) -> None:
@@ -427,7 +430,8 @@ def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: flo
     would put it.  Onset events are direct-path dominated, so a side-wall reflection near
     the mirrored azimuth does not produce one (the analysis prunes echo axes); requiring a
     hypothesis match keeps a mislocalised event (reverberant bias of 40-100 deg happens)
-    from blaming a correct label.
+    from blaming a correct label.  Without a hypothesis match (a rotated label) the event
+    must be at least ``contradict_any_deg`` away; the hypothesis is then ``"none"``.
     """
     ref = direction_to_vector(az, el)
     if not _is_stationary(tr, ref, cfg):
@@ -454,9 +458,15 @@ def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: flo
         if any(_angle_deg(ev, o) <= cfg.contradict_claim_deg for o in others):
             continue
         fits = {h: _angle_deg(ev, v) for h, v in hyps.items()}
-        h = min(fits, key=fits.get) if fits else None
-        if h is None or fits[h] > (cfg.contradict_el_hyp_deg if h == "elevation_sign"
-                                   else cfg.contradict_hyp_deg):
+        ok = {h: a for h, a in fits.items()
+              if a <= (cfg.contradict_el_hyp_deg if h == "elevation_sign"
+                       else cfg.contradict_hyp_deg)}
+        if ok:
+            h = min(ok, key=ok.get)
+        elif ang >= cfg.contradict_any_deg:
+            h = "none"
+            fits[h] = 180.0 + ang  # ranks below any hypothesis match
+        else:
             continue
         if best is None or fits[h] < best[2]:
             best = ({k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")},
@@ -715,8 +725,9 @@ def audit_tracks(
                 float(np.clip(0.5 + ang / 360.0, 0.5, 0.9)),
                 f"the sound starting with the label at {cev['onset_s']:.1f} s comes from "
                 f"{cev['azimuth_deg']:.0f} deg azimuth, {cev['elevation_deg']:.0f} deg "
-                f"elevation ({ang:.0f} deg from the label), where the label would be under "
-                f"{h}; no other label explains it", ev))
+                f"elevation ({ang:.0f} deg from the label)"
+                + (f", where the label would be under {h}" if h != "none" else "")
+                + "; no other label explains it", ev))
             continue
         p = _track_prominence(dmap, tr, cfg, tracks=tracks)
         p_az = _track_prominence(dmap, tr, cfg, mode="az", tracks=tracks)
