@@ -93,10 +93,11 @@ class StarssAuditConfig:
     ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
     pieces a (moving) track is scored in; ``presence_*`` as
     :meth:`foakit.audit.doamap.DoaMap.presence`; ``event_support_*``: an analysed event
-    within this angle of a stationary track's direction that starts within this time of its
-    first labelled frame and covers half its span vouches for the label (see
-    :func:`_event_support`; ``event_support_min_s``: how long it must last, or half the
-    track when that is shorter); ``contradict_*``: an unexplained event starting with the
+    within this angle of a stationary track's direction that starts within this time of the
+    start of one of its labelled spans vouches for the label (see :func:`_event_support`;
+    ``event_support_min_s``: how long it must overlap the track, or half the track when
+    that is shorter; a tonal source's onset is often the only part of it whose direction a
+    room does not smear); ``contradict_*``: an unexplained event starting with the
     track far from its label and where a convention error would put it makes the label
     suspicious (see :func:`_onset_contradiction`; ``contradict_any_deg``: how far an event
     matching no hypothesis must be, three times the DCASE threshold and beyond the
