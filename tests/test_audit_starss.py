@@ -327,29 +327,3 @@ def test_an_onset_contradiction_needs_the_matched_peaks_to_disagree_too():
     right = {(1, 0): SourceTrack(1, 0, frames, np.full(40, -70.0), np.full(40, 10.0))}
     (v,), _ = audit_tracks("c", right, _clip_with(-70.0, [onset]))
     assert v.verdict == "consistent" and "event" in v.evidence
-
-
-def test_another_sources_leak_beyond_its_cone_is_excluded_before_scoring():
-    from foakit.audit.doamap import DoaMap
-    from foakit.audit.starss import _track_prominence
-
-    def cell(az, el):
-        return int((az + 180) // 10), int((el + 90) // 10)
-
-    energy = np.zeros((60, 36, 18), np.float32)
-    energy[10:50][:, cell(135, 5)[0], cell(135, 5)[1]] = 1.0     # the quiet source, as labelled
-    energy[10:50][:, cell(-115, -5)[0], cell(-115, -5)[1]] = 4.0  # the loud one's spread votes
-    dmap = DoaMap(0.1, 10.0, 10.0, energy, energy.reshape(60, -1).sum(axis=1))
-    frames = np.arange(10, 50)
-    quiet = SourceTrack(1, 0, frames, np.full(40, 138.0), np.full(40, 2.0))
-    loud = SourceTrack(2, 0, frames, np.full(40, -116.0), np.full(40, 25.0))  # 30 deg away
-    tracks = {(1, 0): quiet, (2, 0): loud}
-    narrow, wide = StarssAuditConfig(exclude_deg=20.0), StarssAuditConfig()
-    # a 20-deg cone leaves the leak, which the mirrored label's wedge (-138 +- 25) takes
-    assert _track_prominence(dmap, quiet, narrow, mode="az", hypothesis="mirror_azimuth",
-                             tracks=tracks) > 0.9
-    assert _track_prominence(dmap, quiet, narrow, mode="az", tracks=tracks) < 0.5
-    # the default cone removes it: the label as written is the prominent one
-    assert _track_prominence(dmap, quiet, wide, mode="az", tracks=tracks) > 0.9
-    assert _track_prominence(dmap, quiet, wide, mode="az", hypothesis="mirror_azimuth",
-                             tracks=tracks) < 0.5

@@ -84,11 +84,7 @@ class StarssAuditConfig:
     """Thresholds of the STARSS audit (degrees, seconds, 0-1 scores).
 
     ``match_deg`` is the DCASE threshold of the metrics; ``support_deg`` / ``az_tol_deg``
-    the cone and wedge half-widths of the prominence; ``exclude_deg`` the cone removed
-    around each other track labelled at the same time before a track is scored (in a room
-    a loud source's votes spread 20-30 deg around it, and what is left at the cone's edge
-    made quieter sources' wedges and convention hypotheses look supported or their labels
-    look empty: 20 deg let such leaks blame correct labels); ``agree_prom`` / ``doubt_prom`` the
+    the cone and wedge half-widths of the prominence; ``agree_prom`` / ``doubt_prom`` the
     prominences above / below which a track's direction is consistent / suspicious;
     ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
     pieces a (moving) track is scored in; ``presence_*`` as
@@ -113,7 +109,7 @@ class StarssAuditConfig:
     match_deg: float = 20.0
     support_deg: float = 30.0
     az_tol_deg: float = 25.0
-    exclude_deg: float = 40.0
+    exclude_deg: float = 20.0
     agree_prom: float = 0.5
     doubt_prom: float = 0.3
     flip_gain: float = 0.4
