@@ -188,9 +188,142 @@ def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
     # another direction, a late start (shifted labels), too short, or moving: no
     assert _event_support([dict(ev, azimuth_deg=-50.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
     assert _event_support([dict(ev, onset_s=3.6)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
-    assert _event_support([dict(ev, offset_s=3.0)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    # a short event at the onset (a tonal source whose onset alone is direct-path dominant)
+    # still vouches; one shorter than event_support_min_s does not
+    assert _event_support([dict(ev, offset_s=2.8)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is not None
+    assert _event_support([dict(ev, offset_s=2.4)], tr, 50.0, 10.0, 2.0, 6.0, cfg) is None
+    # an event closer to another track labelled at its start is that track's
+    other = SourceTrack(2, 0, frames, np.full(40, 60.0), np.full(40, 5.0))
+    assert _event_support([ev], tr, 50.0, 10.0, 2.0, 6.0, cfg,
+                          {(1, 0): tr, (2, 0): other}) is None
     assert _event_support([dict(ev, motion="left_to_right")], tr, 50.0, 10.0, 2.0, 6.0,
                           cfg) is None
     # a moving track is not vouched for
     moving = SourceTrack(1, 0, frames, np.linspace(0.0, 90.0, 40), np.full(40, 10.0))
     assert _event_support([ev], moving, 45.0, 10.0, 2.0, 6.0, cfg) is None
+
+
+def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it():
+    from foakit.audit.starss import StarssAuditConfig, _onset_contradiction
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(20, 60)  # 2.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))
+    ev = {"onset_s": 2.1, "offset_s": 5.9, "azimuth_deg": -72.0, "elevation_deg": 8.0,
+          "motion": "stationary"}
+    got = _onset_contradiction([ev], tr, 70.0, 10.0, cfg)
+    assert got is not None and got[1] == "mirror_azimuth" and got[2] > 100
+    # an event starting later than the label, one near the label, one where no hypothesis
+    # puts the label (a mislocalised event) or one another track explains: no
+    assert _onset_contradiction([dict(ev, onset_s=2.6)], tr, 70.0, 10.0, cfg) is None
+    assert _onset_contradiction([dict(ev, azimuth_deg=95.0)], tr, 70.0, 10.0, cfg) is None
+    assert _onset_contradiction([dict(ev, azimuth_deg=30.0, elevation_deg=45.0)], tr,
+                                70.0, 10.0, cfg) is None
+    # far from the label and from every hypothesis (a rotated label): blamed beyond
+    # contradict_any_deg only
+    rot = dict(ev, azimuth_deg=150.0, elevation_deg=10.0)   # 80 deg from the label
+    got = _onset_contradiction([rot], tr, 70.0, 10.0, cfg)
+    assert got is not None and got[1] == "none"
+    assert _onset_contradiction([rot], tr, 70.0, 10.0,
+                                StarssAuditConfig(contradict_any_deg=90.0)) is None
+    other = SourceTrack(2, 0, frames, np.full(40, -80.0), np.full(40, 0.0))
+    assert _onset_contradiction([ev], tr, 70.0, 10.0, cfg, {(1, 0): tr, (2, 0): other}) is None
+    # the elevation flip names its hypothesis
+    up = SourceTrack(1, 0, frames, np.full(40, 30.0), np.full(40, 35.0))
+    flip = _onset_contradiction([dict(ev, azimuth_deg=31.0, elevation_deg=-33.0)], up, 30.0,
+                                35.0, cfg)
+    assert flip is not None and flip[1] == "elevation_sign"
+
+
+def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
+    from foakit.audit.starss import StarssAuditConfig, _event_shift
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(30, 60)  # labelled 3.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(30, 40.0), np.full(30, 0.0))
+    ev = {"onset_s": 5.0, "offset_s": 8.0, "azimuth_deg": 42.0, "elevation_deg": 3.0,
+          "motion": "stationary"}
+    got = _event_shift([ev], tr, 40.0, 0.0, cfg)
+    assert got is not None and got[0] == pytest.approx(2.0) and got[1] > 0.9
+    # the same source heard before the labels: frames too late
+    early = _event_shift([dict(ev, onset_s=1.2, offset_s=4.2)], tr, 40.0, 0.0, cfg)
+    assert early is not None and early[0] == pytest.approx(-1.8)
+    # a sound already going 1.8 s before the labels start and running into them needs less
+    # IoU gain than one starting inside the span (labels 3.0-6.0, event 1.2-5.6: IoU 0.54
+    # unshifted, 0.68 moved by -1.8 s)
+    lead = dict(ev, onset_s=1.2, offset_s=5.6)
+    assert _event_shift([lead], tr, 40.0, 0.0, cfg)[0] == pytest.approx(-1.8)
+    assert _event_shift([lead], tr, 40.0, 0.0, StarssAuditConfig(lead_shift_gain=0.3)) is None
+    # an intermittent source whose event starts inside the span and ends with it: no
+    assert _event_shift([dict(ev, onset_s=4.5, offset_s=6.0)], tr, 40.0, 0.0, cfg) is None
+    # another direction, or a shift below min_shift_s: no
+    assert _event_shift([dict(ev, azimuth_deg=100.0)], tr, 40.0, 0.0, cfg) is None
+    assert _event_shift([dict(ev, onset_s=3.5, offset_s=6.5)], tr, 40.0, 0.0, cfg) is None
+
+
+def test_events_that_veto_the_energy_maps_verdicts():
+    from foakit.audit.starss import (
+        StarssAuditConfig,
+        _event_in_span,
+        _onset_contradiction,
+        _onset_in_azimuth,
+    )
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(20, 60)  # 2.0-6.0 s
+    tr = SourceTrack(1, 0, frames, np.full(40, 50.0), np.full(40, 30.0))
+    late = {"onset_s": 3.5, "offset_s": 5.5, "azimuth_deg": 52.0, "elevation_deg": 28.0,
+            "motion": "stationary"}
+    # an event from the label that starts late still sounds in the span; elsewhere: no
+    assert _event_in_span([late], tr, 50.0, 30.0, 2.0, 6.0, cfg) is not None
+    assert _event_in_span([dict(late, azimuth_deg=-50.0)], tr, 50.0, 30.0, 2.0, 6.0,
+                          cfg) is None
+    assert _event_in_span([dict(late, onset_s=6.5, offset_s=8.0)], tr, 50.0, 30.0, 2.0,
+                          6.0, cfg) is None
+    # an onset event at the labelled azimuth, whatever its elevation, starts with the label
+    onset = dict(late, onset_s=2.1, elevation_deg=-10.0)
+    assert _onset_in_azimuth([onset], tr, 50.0, cfg) is not None
+    assert _onset_in_azimuth([dict(onset, azimuth_deg=90.0)], tr, 50.0, cfg) is None
+    assert _onset_in_azimuth([late], tr, 50.0, cfg) is None
+    # an elevation-only contradiction needs the flipped label within contradict_el_hyp_deg
+    near_flip = dict(onset, azimuth_deg=50.0, elevation_deg=-25.0)
+    assert _onset_contradiction([near_flip], tr, 50.0, 30.0, cfg)[1] == "elevation_sign"
+    pulled = dict(onset, azimuth_deg=50.0, elevation_deg=-15.0)   # 15 deg from the flip
+    assert _onset_contradiction([pulled], tr, 50.0, 30.0, cfg) is None
+
+
+def _clip_with(peak_az, events, n_blocks=80, src_az=-70.0, el=10.0):
+    """A ClipEstimate whose map and DOA peaks hold one source (0.4 s windows)."""
+    from foakit.audit.common import ClipEstimate
+    from foakit.audit.doamap import DoaMap
+
+    energy = np.zeros((n_blocks, 36, 18), np.float32)
+    ia, ie = int((src_az + 180) // 10), int((el + 90) // 10)
+    energy[20:60, ia, ie] = 1.0
+    energy[:, 0, 0] += 1e-3
+    dmap = DoaMap(0.1, 10.0, 10.0, energy, energy.reshape(n_blocks, -1).sum(axis=1))
+    peaks = np.zeros((n_blocks // 4, 2, 4), np.float32)
+    peaks[5:15, 0] = [*unit(peak_az, el), 1.0]
+    doa = DoaEstimate("ambix", 0.4, peaks, events, dmap)
+    t = np.arange(0, n_blocks * 0.1, 0.02)
+    return ClipEstimate("c", "c.wav", doa=doa, frames={"time_s": t,
+                                                       "diffuseness": np.full(len(t), 0.5)})
+
+
+def test_an_onset_contradiction_needs_the_matched_peaks_to_disagree_too():
+    from foakit.audit.starss import audit_tracks
+
+    frames = np.arange(20, 60)
+    tracks = {(1, 0): SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))}
+    onset = {"onset_s": 2.05, "offset_s": 5.9, "azimuth_deg": -71.0, "elevation_deg": 9.0,
+             "motion": "stationary"}
+    (v,), _ = audit_tracks("c", tracks, _clip_with(-70.0, [onset]))
+    assert v.verdict == "suspicious" and v.evidence.get("onset_event_hypothesis") == \
+        "mirror_azimuth"
+    # DOA peaks on the label (a DCASE true positive): the onset event alone does not blame it
+    (v,), _ = audit_tracks("c", tracks, _clip_with(70.0, [onset]))
+    assert "onset_event_hypothesis" not in v.evidence
+    # the label as written, with its own onset event: vouched for
+    right = {(1, 0): SourceTrack(1, 0, frames, np.full(40, -70.0), np.full(40, 10.0))}
+    (v,), _ = audit_tracks("c", right, _clip_with(-70.0, [onset]))
+    assert v.verdict == "consistent" and "event" in v.evidence
