@@ -177,7 +177,8 @@ def test_injection_really_changes_labels(corpora):
 
 
 def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
-    from foakit.audit.starss import StarssAuditConfig, _event_support
+    from foakit.audit.starss import StarssAuditConfig
+    from foakit.audit.starss_events import _event_support
 
     cfg = StarssAuditConfig()
     frames = np.arange(20, 60)  # 2.0-6.0 s
@@ -204,7 +205,8 @@ def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
 
 
 def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it():
-    from foakit.audit.starss import StarssAuditConfig, _onset_contradiction
+    from foakit.audit.starss import StarssAuditConfig
+    from foakit.audit.starss_events import _onset_contradiction
 
     cfg = StarssAuditConfig()
     frames = np.arange(20, 60)  # 2.0-6.0 s
@@ -236,7 +238,8 @@ def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it()
 
 
 def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
-    from foakit.audit.starss import StarssAuditConfig, _event_shift
+    from foakit.audit.starss import StarssAuditConfig
+    from foakit.audit.starss_events import _event_shift
 
     cfg = StarssAuditConfig()
     frames = np.arange(30, 60)  # labelled 3.0-6.0 s
@@ -262,8 +265,8 @@ def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
 
 
 def test_events_that_veto_the_energy_maps_verdicts():
-    from foakit.audit.starss import (
-        StarssAuditConfig,
+    from foakit.audit.starss import StarssAuditConfig
+    from foakit.audit.starss_events import (
         _event_in_span,
         _onset_contradiction,
         _onset_in_azimuth,

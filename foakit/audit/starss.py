@@ -34,6 +34,9 @@ Method
 6. **Convention audit**: the same window matching under each hypothesis (angle maps on every
    label; the other channel order by decoding the audio again, on up to
    ``convention_clips`` clips), decided by :func:`foakit.audit.conventions.decide`.
+
+Modules: this one matches, scores the energy map and runs the audit; the thresholds are in
+:mod:`~foakit.audit.starss_config`, the event evidence in :mod:`~foakit.audit.starss_events`.
 """
 
 from __future__ import annotations
@@ -70,84 +73,20 @@ from .common import (
     estimate_clips,
     mean_diffuseness,
     redecode_hypothesis,
-    require_positive,
-    require_prominence_order,
 )
 from .conventions import CandidateScore, decide
+from .starss_config import StarssAuditConfig
+from .starss_events import (
+    _event_in_span,
+    _event_shift,
+    _event_support,
+    _onset_contradiction,
+    _onset_in_azimuth,
+)
 
 __all__ = ["StarssAuditConfig", "window_references", "match_window",
            "audit_tracks", "audit_starss"]
 
-
-@dataclass(frozen=True)
-class StarssAuditConfig:
-    """Thresholds of the STARSS audit (degrees, seconds, 0-1 scores).
-
-    ``match_deg`` is the DCASE threshold of the metrics; ``support_deg`` / ``az_tol_deg``
-    the cone and wedge half-widths of the prominence; ``agree_prom`` / ``doubt_prom`` the
-    prominences above / below which a track's direction is consistent / suspicious;
-    ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
-    pieces a (moving) track is scored in; ``presence_*`` as
-    :meth:`foakit.audit.doamap.DoaMap.presence`; ``event_support_*``: an analysed event
-    within this angle of a stationary track's direction that starts within this time of the
-    start of one of its labelled spans vouches for the label (see :func:`_event_support`;
-    ``event_support_min_s``: how long it must overlap the track, or half the track when
-    that is shorter; a tonal source's onset is often the only part of it whose direction a
-    room does not smear); ``contradict_*``: an unexplained event starting with the
-    track far from its label and where a convention error would put it makes the label
-    suspicious (see :func:`_onset_contradiction`; ``contradict_any_deg``: how far an event
-    matching no hypothesis must be, three times the DCASE threshold and beyond the
-    40-50 deg errors reverberant onset events show; ``contradict_el_hyp_deg``: the tighter
-    match an elevation-sign hypothesis needs, since floor and ceiling reflections pull an
-    event's elevation towards the mirrored one); the event-span time test
-    (:func:`_event_shift`) uses ``event_support_deg``, ``min_shift_s``, ``max_shift_s``,
-    ``shift_gain`` and ``shift_min_iou`` as the map's presence test does, except that an
-    event already sounding when the labels start (it began 1-4 s before them, and no
-    onset marks the labelled start) needs only ``lead_shift_gain``.
-    """
-
-    match_deg: float = 20.0
-    support_deg: float = 30.0
-    az_tol_deg: float = 25.0
-    exclude_deg: float = 20.0
-    agree_prom: float = 0.5
-    doubt_prom: float = 0.3
-    flip_gain: float = 0.4
-    flip_min_abs_deg: float = 8.0
-    hypothesis_prom: float = 0.9
-    hypothesis_gain: float = 0.5
-    peak_disagree_deg: float = 30.0
-    chunk_s: float = 1.0
-    min_frames: int = 5
-    diffuse_psi: float = 0.9
-    max_shift_s: float = 4.0
-    min_shift_s: float = 1.0
-    shift_gain: float = 0.3
-    shift_min_iou: float = 0.6
-    presence_rise_db: float = 4.0
-    presence_min_share: float = 0.15
-    presence_smooth: int = 5
-    convention_clips: int = 40
-    event_support_deg: float = 20.0
-    event_support_onset_s: float = 0.5
-    event_support_min_s: float = 0.5
-    contradict_onset_s: float = 0.3
-    contradict_deg: float = 40.0
-    contradict_claim_deg: float = 30.0
-    contradict_hyp_deg: float = 20.0
-    contradict_el_hyp_deg: float = 10.0
-    contradict_any_deg: float = 60.0
-    lead_shift_gain: float = 0.1
-
-    def __post_init__(self) -> None:
-        require_positive(self, ("match_deg", "support_deg", "az_tol_deg", "max_shift_s",
-                                "chunk_s"))
-        require_prominence_order(self)
-
-
-# ----------------------------------------------------------------------------------------
-# windows, references, matching
-# ----------------------------------------------------------------------------------------
 
 def _frame_windows(frames: np.ndarray, window_s: float) -> np.ndarray:
     return np.floor((frames + 0.5) * LABEL_HOP_S / window_s + 1e-9).astype(np.int64)
@@ -282,249 +221,6 @@ def _label_summary(track: SourceTrack) -> tuple[float, float]:
     v = direction_to_vector(track.azimuth_deg, track.elevation_deg).sum(axis=0)
     az, el = vector_to_direction(v)
     return float(az), float(el)
-
-
-def _event_vector(e: dict) -> np.ndarray | None:
-    if e.get("azimuth_deg") is None or e.get("motion") not in (None, "stationary"):
-        return None
-    return direction_to_vector(e["azimuth_deg"], e["elevation_deg"])
-
-
-def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
-    return math.degrees(math.acos(float(np.clip(a @ b, -1.0, 1.0))))
-
-
-def _span_starts(tr: SourceTrack) -> list[float]:
-    return [first * LABEL_HOP_S for first, _ in tr.spans()]
-
-
-def _active_others(tr: SourceTrack, tracks: dict | None, t: float,
-                   tol_s: float) -> list[np.ndarray]:
-    """Mean labelled directions of the other tracks labelled within ``tol_s`` of time ``t``."""
-    out = []
-    for o in (tracks or {}).values():
-        if o is tr or len(o) == 0:
-            continue
-        times = o.frames * LABEL_HOP_S
-        sel = (times >= t - tol_s) & (times <= t + tol_s)
-        if sel.any():
-            v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel]).sum(axis=0)
-            n = np.linalg.norm(v)
-            if n > 0:
-                out.append(v / n)
-    return out
-
-
-def _is_stationary(tr: SourceTrack, ref: np.ndarray, cfg: StarssAuditConfig) -> bool:
-    spread = np.degrees(np.arccos(np.clip(
-        direction_to_vector(tr.azimuth_deg, tr.elevation_deg) @ ref, -1.0, 1.0)))
-    return spread.size > 0 and float(spread.max()) <= cfg.event_support_deg
-
-
-def _event_support(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
-                   t1: float, cfg: StarssAuditConfig, tracks: dict | None = None) -> dict | None:
-    """An analysed event that agrees with a stationary track as labelled, or None.
-
-    The energy map that scores the labels reads strong reflections (a side wall's mirrored
-    azimuth, the floor's mirrored elevation) and the modal field of tonal sounds as sources;
-    the analysis's events come from whitened, onset-weighted votes with reflections pruned,
-    so an event's start is where the direct sound dominates.  When one sits within
-    ``event_support_deg`` of the track's direction, starts within ``event_support_onset_s``
-    of the start of one of its labelled spans, lasts ``event_support_min_s`` (or half the
-    track's span when that is shorter) and is not closer to another track labelled at that
-    moment, the label stands: a shifted, rotated or mirrored label has no such event (on
-    the synthetic bar corpora none of the injected labels has one within 30 deg, while
-    about 80 % of the clean labels do).  Moving tracks (labels spread over more than
-    ``event_support_deg``) are not vouched for.
-    """
-    ref = direction_to_vector(az, el)
-    if not _is_stationary(tr, ref, cfg):
-        return None
-    need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
-    starts = _span_starts(tr)
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang > cfg.event_support_deg:
-            continue
-        if not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
-            continue
-        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) < ang for o in others):
-            continue
-        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
-    return None
-
-
-def _event_in_span(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
-                   t1: float, cfg: StarssAuditConfig, tracks: dict | None = None
-                   ) -> dict | None:
-    """An analysed event near a stationary track's label that sounds during its frames
-    (whenever it starts), or None.
-
-    Weaker than :func:`_event_support` (the source's onset may be masked by another one,
-    so the event starts late): it does not confirm a label, but it vetoes the energy map's
-    direction verdicts, whose evidence (reflections, the modal field of tonal sounds, the
-    floor's mirrored elevation) is weaker than a reflection-pruned event from the label.
-    """
-    ref = direction_to_vector(az, el)
-    if not _is_stationary(tr, ref, cfg):
-        return None
-    need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang > cfg.event_support_deg:
-            continue
-        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) < ang for o in others):
-            continue
-        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
-    return None
-
-
-def _onset_in_azimuth(events: list[dict], tr: SourceTrack, az: float,
-                      cfg: StarssAuditConfig, tracks: dict | None = None) -> dict | None:
-    """An event starting with one of a track's labelled spans within ``event_support_deg``
-    of its labelled azimuth (any elevation: in a room the floor and ceiling pull an
-    event's elevation by tens of degrees), not closer to another track labelled then.
-
-    It vetoes the energy map's time-shift verdict: the source starts where the labels say.
-    """
-    starts = _span_starts(tr)
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        if abs((e["azimuth_deg"] - az + 180.0) % 360.0 - 180.0) > cfg.event_support_deg:
-            continue
-        if not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        own = direction_to_vector(az, e["elevation_deg"])
-        if any(_angle_deg(ev, o) < _angle_deg(ev, own) for o in others):
-            continue
-        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
-    return None
-
-
-def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: float,
-                         cfg: StarssAuditConfig, tracks: dict | None = None
-                         ) -> tuple[dict, str, float] | None:
-    """An event that starts with a stationary track but from the direction the label would
-    have under a convention error: ``(event, hypothesis, angle to the label)`` or None.
-
-    The synthetic and real label errors keep the frames of a source and change its
-    direction, so the source's own onset is still there: an event starting within
-    ``contradict_onset_s`` of a labelled span's start that no other track labelled then
-    explains (none within ``contradict_claim_deg``), at least ``contradict_deg`` from the
-    label and within ``contradict_hyp_deg`` of the label mapped through one hypothesis
-    (mirror, front-back, Y/X swap, elevation sign) is the source heard where that error
-    would put it.  Onset events are direct-path dominated, so a side-wall reflection near
-    the mirrored azimuth does not produce one (the analysis prunes echo axes); requiring a
-    hypothesis match keeps a mislocalised event (reverberant bias of 40-100 deg happens)
-    from blaming a correct label.  Without a hypothesis match (a rotated label) the event
-    must be at least ``contradict_any_deg`` away; the hypothesis is then ``"none"``.
-    """
-    ref = direction_to_vector(az, el)
-    if not _is_stationary(tr, ref, cfg):
-        return None
-    hyps = {}
-    for h in ANGLE_HYPOTHESES[1:]:
-        haz, hel = apply_hypothesis(h, tr.azimuth_deg, tr.elevation_deg)
-        v = direction_to_vector(haz, hel).sum(axis=0)
-        n = np.linalg.norm(v)
-        if n > 0:
-            hyps[h] = v / n
-    starts = _span_starts(tr)
-    best = None
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        if not any(abs(e["onset_s"] - s) <= cfg.contradict_onset_s for s in starts):
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang < cfg.contradict_deg:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) <= cfg.contradict_claim_deg for o in others):
-            continue
-        fits = {h: _angle_deg(ev, v) for h, v in hyps.items()}
-        ok = {h: a for h, a in fits.items()
-              if a <= (cfg.contradict_el_hyp_deg if h == "elevation_sign"
-                       else cfg.contradict_hyp_deg)}
-        if ok:
-            h = min(ok, key=ok.get)
-        elif ang >= cfg.contradict_any_deg:
-            h = "none"
-            fits[h] = 180.0 + ang  # ranks below any hypothesis match
-        else:
-            continue
-        if best is None or fits[h] < best[2]:
-            best = ({k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")},
-                    h, fits[h], ang)
-    return None if best is None else (best[0], best[1], best[3])
-
-
-def _event_shift(events: list[dict], tr: SourceTrack, az: float, el: float,
-                 cfg: StarssAuditConfig, tracks: dict | None = None
-                 ) -> tuple[float, float, float] | None:
-    """A stationary track whose direction's event is its labelled span moved in time:
-    ``(shift_s, iou_shifted, iou_unshifted)`` or None.
-
-    The map's presence test (:func:`_track_shift`) loses a shifted label in a diffuse or
-    busy clip; the analysis's events give the source's span directly.  An event within
-    ``event_support_deg`` of the label, not closer to another track labelled at its start, whose
-    span matches the track's span moved by ``min_shift_s``-``max_shift_s`` (IoU at least
-    ``shift_min_iou``, and ``shift_gain`` above its IoU with the span as labelled) says
-    the frames are off by that much.  An intermittent source whose onset the analysis
-    missed starts its event inside the labelled span and ends with it: moving the span
-    does not raise the IoU, so it is not blamed.  Single-span tracks only.
-    """
-    spans = tr.spans()
-    ref = direction_to_vector(az, el)
-    if len(spans) != 1 or not _is_stationary(tr, ref, cfg):
-        return None
-    t0, t1 = spans[0][0] * LABEL_HOP_S, (spans[0][1] + 1) * LABEL_HOP_S
-
-    def iou(a0: float, a1: float, b0: float, b1: float) -> float:
-        inter = min(a1, b1) - max(a0, b0)
-        union = max(a1, b1) - min(a0, b0)
-        return max(inter, 0.0) / union if union > 0 else 0.0
-
-    best = None
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang > cfg.event_support_deg:
-            continue
-        shift = e["onset_s"] - t0
-        if not cfg.min_shift_s - 1e-9 <= abs(shift) <= cfg.max_shift_s + 1e-9:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) < ang for o in others):
-            continue
-        i1 = iou(e["onset_s"], e["offset_s"], t0 + shift, t1 + shift)
-        i0 = iou(e["onset_s"], e["offset_s"], t0, t1)
-        # a sound already going at the labelled start (no onset of its own there: the
-        # track was not vouched for) needs less gain than one starting inside the span,
-        # which an intermittent source does with correct labels
-        gain = cfg.shift_gain if shift > 0 or e["offset_s"] <= t0 else cfg.lead_shift_gain
-        if i1 >= cfg.shift_min_iou and i1 - i0 >= gain and (
-                best is None or i1 - i0 > best[1] - best[2]):
-            best = (round(shift / LABEL_HOP_S) * LABEL_HOP_S, i1, i0)
-    return best
 
 
 def _track_key(audio_id: str, tr: SourceTrack) -> dict:
