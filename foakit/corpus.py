@@ -358,11 +358,12 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
     """Analyse a short synthetic FOA clip in this process.
 
     Run before workers are forked, it loads what the first clip of every worker otherwise
-    loads again in each (about 0.5 s of CPU apiece): the modules imported on first use
-    (scipy.fft, scipy.ndimage), Numba's typing and lowering registries, and each kernel's
+    loads again in each (about 0.5 s of CPU apiece): the modules imported on first use,
+    Numba's typing and lowering registries, and each kernel's
     cached machine code for the argument types of decoded 4-channel clips.  Never raises: it
     only saves time.
     """
+    from ._ext import numba_blas_check_light
     from .conventions import encode_plane_wave
 
     try:
@@ -373,7 +374,8 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
         x = encode_plane_wave(s, 30.0, 10.0) + rng.normal(size=(4, sr)) * 1e-4
         # (4, n) rows strided over interleaved frames, as read_audio gives them
         samples = np.ascontiguousarray(x.T, dtype=np.float32).T
-        analyze_samples(samples, sr, params=params)
+        with numba_blas_check_light():  # Numba sets up its compiler here
+            analyze_samples(samples, sr, params=params)
     except Exception:  # pragma: no cover - the workers would then meet the problem
         return
 

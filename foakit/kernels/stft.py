@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import numba
@@ -64,6 +65,30 @@ def _frame_into(x, win, hop, left, out):
                 dst[k] = seg[k] * w[k]
 
 
+_pocketfft: list = []
+
+
+def _rfft_last_axis(framed: np.ndarray, workers: int | None) -> np.ndarray:
+    """``scipy.fft.rfft(framed, axis=-1, workers=workers)`` for a C-contiguous real array.
+
+    Once ``scipy.fft`` is imported (its ``set_workers`` context may hold a default), that
+    is what runs; before, pocketfft's transform is called as ``scipy.fft.rfft`` calls it
+    (the same bits), loaded without importing ``scipy.fft`` (see :mod:`foakit._ext`).
+    """
+    if "scipy.fft" not in sys.modules and (workers is None or workers >= 1):
+        if not _pocketfft:
+            from .._ext import load_extension
+
+            _pocketfft.append(load_extension("scipy.fft._pocketfft.pypocketfft"))
+        pfft = _pocketfft[0]
+        if pfft is not None:
+            # norm 0: "backward" (no scaling of the forward transform); workers default 1
+            return pfft.r2c(framed, (-1,), True, 0, None, workers or 1)
+    import scipy.fft
+
+    return scipy.fft.rfft(framed, axis=-1, workers=workers, overwrite_x=True)
+
+
 def stft(
     x: Any,
     *,
@@ -122,12 +147,10 @@ def stft(
     if xp is np:
         # CPU: frame, window and zero-pad in one pass (no padded copy, no transposed copy:
         # rows may be strided views), then let pocketfft transform in place
-        import scipy.fft
-
         rows = x.reshape(-1, n)  # a view for 1-D / 2-D input, strided or not
         framed = np.empty((rows.shape[0], n_frames, n_fft), dtype=dtype)
         _frame_into(rows, win, hop_length, left, framed)
-        spec = scipy.fft.rfft(framed, axis=-1, workers=workers, overwrite_x=True)
+        spec = _rfft_last_axis(framed, workers)
         return spec.reshape(x.shape[:-1] + spec.shape[-2:])
     right = (n_frames - 1) * hop_length + win_length - n - left
     pad = [(0, 0)] * (x.ndim - 1) + [(left, max(0, right))]
