@@ -139,24 +139,45 @@ def keep_freed_memory() -> None:
     mallopt(m_trim_threshold, 128 << 20)
 
 
+def _repeated_strings(values: list[str], counts: list[int]):
+    """A pyarrow string array holding ``values[i]`` ``counts[i]`` times over (each clip's id
+    or path on every one of its frames), built from its buffers: the same array as
+    ``pa.array`` of the per-frame Python strings, without making them (8000 per batch)."""
+    import pyarrow as pa
+
+    enc = [v.encode() for v in values]
+    data = b"".join(e * n for e, n in zip(enc, counts, strict=True))
+    if len(data) >= 2**31 - 1:  # past int32 offsets: let pyarrow choose
+        return pa.array([v for v, n in zip(values, counts, strict=True)
+                         for _ in range(n)], pa.string())
+    offsets = np.zeros(sum(counts) + 1, np.int32)
+    np.cumsum(np.repeat(np.array([len(e) for e in enc], np.int32), counts), out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(offsets) - 1,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
 def _frames_table(results: list[tuple[dict, dict | None]]):
     import pyarrow as pa
 
-    cols: dict[str, list] = {"audio_id": [], "path": []}
-    for name in FRAME_COLUMNS:
-        cols[name] = []
+    ids: list[str] = []
+    paths: list[str] = []
+    counts: list[int] = []
+    cols: dict[str, list] = {name: [] for name in FRAME_COLUMNS}
     for rec, frames in results:
         if frames is None:
             continue
-        n = len(frames["frame"])
-        cols["audio_id"].append(np.full(n, rec["audio_id"], dtype=object))
-        cols["path"].append(np.full(n, rec["path"], dtype=object))
+        counts.append(len(frames["frame"]))
+        ids.append(rec["audio_id"])
+        paths.append(rec["path"])
         for name in FRAME_COLUMNS:
             cols[name].append(frames[name])
-    if not cols["frame"]:
+    if not counts:
         return None
-    arrays = {k: np.concatenate(v) for k, v in cols.items()}
-    return pa.table({k: pa.array(v) for k, v in arrays.items()})
+    table = {"audio_id": _repeated_strings(ids, counts),
+             "path": _repeated_strings(paths, counts)}
+    for name in FRAME_COLUMNS:
+        table[name] = pa.array(np.concatenate(cols[name]))
+    return pa.table(table)
 
 
 class _Writer:
@@ -359,11 +380,12 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
     """Analyse a short synthetic FOA clip in this process.
 
     Run before workers are forked, it loads what the first clip of every worker otherwise
-    loads again in each (about 0.5 s of CPU apiece): the modules imported on first use
-    (scipy.fft, scipy.ndimage), Numba's typing and lowering registries, and each kernel's
+    loads again in each (about 0.5 s of CPU apiece): the modules imported on first use,
+    Numba's typing and lowering registries, and each kernel's
     cached machine code for the argument types of decoded 4-channel clips.  Never raises: it
     only saves time.
     """
+    from ._ext import numba_blas_check_light
     from .conventions import encode_plane_wave
 
     try:
@@ -374,7 +396,8 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
         x = encode_plane_wave(s, 30.0, 10.0) + rng.normal(size=(4, sr)) * 1e-4
         # (4, n) rows strided over interleaved frames, as read_audio gives them
         samples = np.ascontiguousarray(x.T, dtype=np.float32).T
-        analyze_samples(samples, sr, params=params)
+        with numba_blas_check_light():  # Numba sets up its compiler here
+            analyze_samples(samples, sr, params=params)
     except Exception:  # pragma: no cover - the workers would then meet the problem
         return
 

@@ -177,6 +177,27 @@ def test_forked_workers_inherit_the_preload_and_run_the_initializer():
     assert {v for _, v, _ in got} == {"worker"} and _PRELOADED is None
 
 
+def _freeze_count(batch):
+    import gc
+
+    return [(x, gc.get_freeze_count()) for x in batch]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="workers are forked on POSIX only")
+def test_forked_workers_get_this_process_objects_frozen_and_they_are_put_back():
+    """While forked workers run, this process's objects stay out of garbage collections
+    (no copy-on-write of the heap); afterwards they are collected as before."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    seen = []
+    got = run_batches(deque([[1], [2], [3]]), _freeze_count,
+                      lambda r: seen.extend(r) or seen.append(("parent", gc.get_freeze_count())),
+                      _failed, workers=2)
+    assert got is None and gc.get_freeze_count() == 0
+    assert all(n > 0 for _, n in seen)
+
+
 @pytest.mark.parametrize("kw", [{"workers": 0}, {"workers": 2, "in_flight": 0}])
 def test_bad_counts_are_parameter_errors(kw):
     with pytest.raises(ParameterError):

@@ -83,3 +83,38 @@ def test_grid_errors():
         stft_grid(10)
     with pytest.raises(ParameterError, match="hop_s"):
         stft_grid(16000, hop_s=0.1, win_s=0.03)
+
+
+def test_cpu_stft_without_scipy_fft_gives_scipy_fft_bits():
+    """In a fresh process, load_kernels and the CPU STFT import neither scipy.fft nor
+    scipy.linalg (start-up time), and the STFT has scipy.fft.rfft's exact bits; importing
+    scipy.linalg's BLAS module afterwards still works as usual."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from foakit.corpus import load_kernels\n"
+        "from foakit.kernels.stft import stft, _frame_into, _hann_cpu\n"
+        "load_kernels()\n"
+        "rng = np.random.default_rng(0)\n"
+        "outs = []\n"
+        "for dt, n, win, hop in [(np.float32, 16000, 512, 320), (np.float64, 4801, 2048, 960),\n"
+        "                        (np.float32, 300, 256, 100)]:\n"
+        "    x = rng.normal(size=(4, n)).astype(dt)\n"
+        "    outs.append((x, win, hop, stft(x, win_length=win, hop_length=hop)))\n"
+        "assert 'scipy.fft' not in sys.modules and 'scipy.linalg' not in sys.modules\n"
+        "import scipy.fft\n"
+        "import scipy.linalg.cython_blas\n"
+        "assert scipy.linalg.cython_blas.__pyx_capi__\n"
+        "for x, win, hop, got in outs:\n"
+        "    n_frames = 1 + x.shape[1] // hop\n"
+        "    fr = np.empty((4, n_frames, win), x.dtype)\n"
+        "    _frame_into(x, _hann_cpu(win, x.dtype.type), hop, win // 2, fr)\n"
+        "    ref = scipy.fft.rfft(fr, axis=-1)\n"
+        "    assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]

