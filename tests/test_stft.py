@@ -118,3 +118,31 @@ def test_cpu_stft_without_scipy_fft_gives_scipy_fft_bits():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_direct_pocketfft_failure_falls_back_and_stays_off(monkeypatch):
+    """A SciPy whose private pocketfft call differs: the STFT falls back to scipy.fft.rfft
+    (the same result) and the direct path stays off for the process."""
+    import types
+
+    import foakit.kernels.stft as mod
+
+    class Other:
+        calls = 0
+
+        def r2c(self, *args):
+            Other.calls += 1
+            raise TypeError("r2c() takes other arguments")
+
+    monkeypatch.setattr(mod, "_pocketfft", [Other()])
+    # as in a fresh process, where scipy.fft is not imported yet
+    monkeypatch.setattr(mod, "sys", types.SimpleNamespace(modules={}))
+    x = np.random.default_rng(1).normal(size=(2, 4000)).astype(np.float32)
+    got = mod.stft(x, win_length=512, hop_length=320)
+    assert Other.calls == 1 and mod._pocketfft == [None]
+    n_frames = 1 + x.shape[1] // 320
+    fr = np.empty((2, n_frames, 512), x.dtype)
+    mod._frame_into(x, mod._hann_cpu(512, np.float32), 320, 256, fr)
+    assert got.tobytes() == scipy.fft.rfft(fr, axis=-1).tobytes()
+    assert mod.stft(x, win_length=512, hop_length=320).tobytes() == got.tobytes()
+    assert Other.calls == 1
