@@ -387,6 +387,8 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
     """
     from ._ext import numba_blas_check_light
     from .conventions import encode_plane_wave
+    from .io import _pcm16_clip
+    from .kernels.stft import stft
 
     try:
         sr = 16000
@@ -394,10 +396,16 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
         s = np.zeros(sr)
         s[sr // 4:3 * sr // 4] = rng.normal(size=sr // 2) * 0.1
         x = encode_plane_wave(s, 30.0, 10.0) + rng.normal(size=(4, sr)) * 1e-4
-        # (4, n) rows strided over interleaved frames, as read_audio gives them
-        samples = np.ascontiguousarray(x.T, dtype=np.float32).T
-        with numba_blas_check_light():  # Numba sets up its compiler here
+        # 16-bit PCM as read_audio decodes it (contiguous rows), and the framing of the
+        # (4, n) rows strided over interleaved float frames that it gives for other files
+        pcm = np.round(x.T / np.abs(x).max() * 16000.0).astype(np.int16)
+        strided = np.ascontiguousarray(x.T, dtype=np.float32).T
+        grid = (params or AnalysisParams()).grid(sr)
+        with numba_blas_check_light():  # Numba sets up its compiler here (first kernel)
+            samples = _pcm16_clip(pcm, sr, "", "ambix").samples
             analyze_samples(samples, sr, params=params)
+            stft(strided, win_length=grid.win_length, hop_length=grid.hop_length,
+                 n_fft=grid.n_fft)
     except Exception:  # pragma: no cover - the workers would then meet the problem
         return
 

@@ -34,7 +34,8 @@ class Clip:
     Attributes
     ----------
     samples : ndarray [shape=(channels, n), dtype=float32]
-        Possibly a strided view of the decoded interleaved frames.
+        Contiguous rows for 16-bit PCM files, possibly a strided view of the decoded
+        interleaved frames for others.
         For 4 channels: ambiX (ACN W, Y, Z, X; SN3D) whatever the file's order.
         For 1 or 2 channels: the file's channels as they are.
     sample_rate : int
@@ -174,10 +175,13 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
 
 
 def _pcm16_clip(data: np.ndarray, sr: int, p: str, order: str) -> Clip:
-    """The Clip of int16 frames ``(n, channels)``: float32 ``s / 32768`` (exact)."""
-    samples = data.astype(np.float32)
-    samples *= np.float32(1.0 / 32768.0)  # in place: faster than a mixed-type multiply
-    samples = samples.T  # a view: the STFT reads strided rows, no copy needed
+    """The Clip of int16 frames ``(n, channels)``: float32 ``s / 32768`` (exact), as
+    contiguous rows (one Numba pass: converted, scaled and de-interleaved)."""
+    from .kernels.stft import pcm16_rows
+
+    data = np.ascontiguousarray(data)
+    samples = np.empty((data.shape[1], data.shape[0]), np.float32)
+    pcm16_rows(data, samples)
     if samples.shape[0] == 4:
         samples = to_internal(samples, order)
     return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)

@@ -213,7 +213,7 @@ def test_parent_loads_every_kernel_the_workers_need(tmp_path):
         "      activity.median_f32, activity.cone_levels, cone.cone_energy,\n"
         "      dirac.dirac_features, dirac.vote_totals, dirac.scale_bins, dirac.frame_sums,\n"
         "      histogram.doa_histograms, peaks.pick_peaks, peaks.blur_hist,\n"
-        "      stft._frame_into]\n"
+        "      stft._frame_into, stft.pcm16_rows]\n"
         "load_kernels()\n"
         "before = [list(k.signatures) for k in ks]\n"
         "rec, _ = analyze_file(sys.argv[1], 'clip000.wav')\n"

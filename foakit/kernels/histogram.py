@@ -107,7 +107,8 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
     psi_max : float
         Bins with ``psi > psi_max`` do not vote.
     hist : ndarray [shape=(n_windows, n_az, n_el), dtype=float32]
-        Output, accumulated into: ``votes`` per cell.
+        Output, accumulated into: ``votes`` per cell.  The four histogram outputs must be
+        C-contiguous.
     vsum : ndarray [shape=(n_windows, n_az, n_el, 3), dtype=float32]
         Output, accumulated into: ``votes``-weighted unit vectors per cell.
     frame_vec : ndarray [shape=(n_frames, 4), dtype=float32]
@@ -128,8 +129,7 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
     ux_ = np.empty(nb, np.float32)
     uy_ = np.empty(nb, np.float32)
     uz_ = np.empty(nb, np.float32)
-    ia_ = np.empty(nb, np.int64)
-    ie_ = np.empty(nb, np.int64)
+    cell_ = np.empty(nb, np.int64)
     for t in range(n_frames):
         w_idx = frame_window[t]
         s_idx = steady_window[t]
@@ -137,8 +137,14 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
         if w_idx >= 0 or s_idx >= 0:
             for j in range(nb):
                 ia, ie = cell_index(ux_[j], uy_[j], uz_[j], n_az, n_el)
-                ia_[j] = ia
-                ie_[j] = ie
+                cell_[j] = ia * n_el + ie
+        # the frame's histograms as flat views (C-contiguous, as the callers make them), each
+        # vote addressed by one cell index (fewer index computations per vote than 3-D and
+        # 4-D indexing; the same additions in the same order)
+        hw = hist[max(w_idx, 0)].reshape(n_az * n_el)
+        vw = vsum[max(w_idx, 0)].reshape(n_az * n_el * 3)
+        sw = steady_hist[max(s_idx, 0)].reshape(n_az * n_el)
+        svw = steady_vsum[max(s_idx, 0)].reshape(n_az * n_el * 3)
         # the frame's sums in registers (same float32 additions in the same order)
         fx = frame_vec[t, 0]
         fy = frame_vec[t, 1]
@@ -156,19 +162,18 @@ def doa_histograms(intensity, votes, energy, psi, frame_window, steady_window, l
             fy += wgt * uy
             fz += wgt * uz
             fw += wgt
-            ia = ia_[j]
-            ie = ie_[j]
+            c = cell_[j]
             if w_idx >= 0:
-                hist[w_idx, ia, ie] += wgt
-                vsum[w_idx, ia, ie, 0] += wgt * ux
-                vsum[w_idx, ia, ie, 1] += wgt * uy
-                vsum[w_idx, ia, ie, 2] += wgt * uz
+                hw[c] += wgt
+                vw[3 * c] += wgt * ux
+                vw[3 * c + 1] += wgt * uy
+                vw[3 * c + 2] += wgt * uz
             if s_idx >= 0:
                 e = energy[t, f]
-                steady_hist[s_idx, ia, ie] += e
-                steady_vsum[s_idx, ia, ie, 0] += e * ux
-                steady_vsum[s_idx, ia, ie, 1] += e * uy
-                steady_vsum[s_idx, ia, ie, 2] += e * uz
+                sw[c] += e
+                svw[3 * c] += e * ux
+                svw[3 * c + 1] += e * uy
+                svw[3 * c + 2] += e * uz
         frame_vec[t, 0] = fx
         frame_vec[t, 1] = fy
         frame_vec[t, 2] = fz

@@ -12,7 +12,7 @@ import numpy as np
 from ..backend import array_module
 from ..errors import ParameterError
 
-__all__ = ["stft", "hann", "frame_starts"]
+__all__ = ["stft", "hann", "frame_starts", "pcm16_rows"]
 
 
 def hann(n: int, *, xp: Any = np, dtype: Any = np.float32) -> Any:
@@ -63,6 +63,23 @@ def _frame_into(x, win, hop, left, out):
             dst = o[i0:i1]
             for k in range(i1 - i0):
                 dst[k] = seg[k] * w[k]
+
+
+@numba.njit(cache=True, nogil=True)
+def pcm16_rows(data, out):
+    """``out[c, i] = float32(data[i, c]) / 32768`` (exact): interleaved 16-bit frames
+    ``(n, channels)`` to float32 rows ``(channels, n)`` in one pass.
+
+    Contiguous rows are what :func:`_frame_into` copies fastest (a strided view of the
+    interleaved frames costs it a gather per sample), and the conversion, the scaling and
+    the de-interleaving share the one pass over the samples.
+    """
+    n, ch = data.shape
+    scale = np.float32(1.0 / 32768.0)
+    for c in range(ch):
+        o = out[c]
+        for i in range(n):
+            o[i] = np.float32(data[i, c]) * scale
 
 
 _pocketfft: list = []
