@@ -112,3 +112,16 @@ def test_onset_elevation_sign_both_ways(el):
     od = onset_directions(x, SR)
     v = elevation_votes(od, el, [(0.0, 3.0)], 40.0)
     assert v["label"] >= 4 and v["flipped"] == 0
+
+
+def test_sobench_onset_side():
+    from foakit.audit.sobench_config import SobenchAuditConfig
+    from foakit.audit.sobench_direction import _onset_side
+
+    cfg = SobenchAuditConfig()
+    assert _onset_side({"label": 0, "flipped": 3}, cfg) == "flipped"
+    assert _onset_side({"label": 1, "flipped": 3}, cfg) == "flipped"
+    assert _onset_side({"label": 1, "flipped": 2}, cfg) is None      # not 3x
+    assert _onset_side({"label": 0, "flipped": 1}, cfg) is None      # one onset
+    assert _onset_side({"label": 0, "flipped": 3, "other_class_there": "dog"}, cfg) is None
+    assert _onset_side({"label": 4, "flipped": 1}, cfg) == "label"

@@ -255,7 +255,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     if p >= cfg.agree_prom:
         return LabelVerdict(key, fld, "consistent", label, estimate, evidence=ev)
     doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
-    if p <= doubt and not reverberant:
+    if p <= doubt and not reverberant and not (fld == "elevation" and onset_side == "label"):
         timed = sig["window_from"] != "best 1 s of the clip"
         conf = (doubt - p) / max(doubt, 1e-9)
         conf = float(np.clip(0.35 + 0.45 * conf + (0.1 if timed else 0.0), 0.0, 0.95))
@@ -302,16 +302,20 @@ def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude:
         vote["azimuth_from"] = how
         # another class said to be at the flipped elevation (and, when known, at this
         # azimuth) would explain the flipped onsets: its onsets vote too
-        for d in x.cc.dirs:
-            if d.cls == cls:
+        # (a class with only an azimuth near this one, or only an elevation near the
+        # flipped one, may be there too: two sources 10 deg apart in azimuth at opposite
+        # elevations made a false flag on the anechoic seed-0 corpus)
+        for other in sorted({d.cls for d in x.cc.dirs} - {cls}):
+            az_of = [o.az for o in x.cc.dirs if o.cls == other and o.az is not None]
+            el_of = [o.el for o in x.cc.dirs if o.cls == other and o.el is not None]
+            if not az_of and not el_of:
                 continue
-            near_el = d.el is not None and abs(d.el + label) <= cfg.onset_el_tol_deg
-            az_of = [o.az for o in x.cc.dirs if o.cls == d.cls and o.az is not None]
             near_az = not az_of or any(
                 abs(float(azimuth_difference(a, azimuth))) <= cfg.onset_az_tol_deg
                 for a in az_of)
-            if near_el and near_az:
-                vote["other_class_there"] = d.cls
+            near_el = not el_of or any(abs(e + label) <= cfg.onset_el_tol_deg for e in el_of)
+            if near_az and near_el:
+                vote["other_class_there"] = other
                 break
     return vote
 
