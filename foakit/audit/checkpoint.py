@@ -49,13 +49,15 @@ __all__ = ["ESTIMATES_DIR", "INDEX_FILE", "EstimateStore", "StoredClips", "save_
 ESTIMATES_DIR = "estimates"
 INDEX_FILE = "index.jsonl"
 #: Bump when what a checkpoint holds, or how it is computed, changes.
-FORMAT = 1
+FORMAT = 2
 
 
 def _doa_header(d: DoaEstimate | None, tag: str, arrays: dict[str, np.ndarray]) -> dict | None:
     if d is None:
         return None
     arrays[f"{tag}.peaks"] = np.asarray(d.peaks)
+    if d.onsets is not None:
+        arrays[f"{tag}.onsets"] = np.asarray(d.onsets)
     head: dict = {"channel_order": d.channel_order, "window_s": d.window_s,
                   "events": d.events, "map": None}
     if d.dmap is not None:
@@ -117,7 +119,8 @@ def _doa_from(head: dict | None, tag: str, z) -> DoaEstimate | None:
                       el_step_deg=m["el_step_deg"], energy=z[f"{tag}.energy"],
                       total=z[f"{tag}.total"])
     return DoaEstimate(channel_order=head["channel_order"], window_s=head["window_s"],
-                       peaks=z[f"{tag}.peaks"], events=head["events"], dmap=dmap)
+                       peaks=z[f"{tag}.peaks"], events=head["events"], dmap=dmap,
+                       onsets=z[f"{tag}.onsets"] if f"{tag}.onsets" in z else None)
 
 
 def load_estimate(path: str | os.PathLike, audio_id: str, audio_path: str) -> ClipEstimate:

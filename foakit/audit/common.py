@@ -202,6 +202,10 @@ class DoaEstimate:
         :meth:`foakit.events.Event.to_dict` of each event.
     dmap : DoaMap or None
         Time x direction energy map (:mod:`foakit.audit.doamap`); audits drop it once used.
+    onsets : ndarray [shape=(k, 5)] or None
+        :func:`foakit.audit.onsets.onset_directions` of the clip (time, azimuth, elevation,
+        energy, directness per onset): the direct sound's direction before its floor and
+        ceiling reflections arrive.
     """
 
     channel_order: str
@@ -209,6 +213,7 @@ class DoaEstimate:
     peaks: np.ndarray
     events: list[dict]
     dmap: DoaMap | None = None
+    onsets: np.ndarray | None = None
 
     def window_peaks(self, w: int) -> np.ndarray:
         """Unit vectors ``(k, 3)`` of the peaks of window ``w`` (empty outside the clip)."""
@@ -268,6 +273,7 @@ class ClipEstimate:
 def _doa(samples: np.ndarray, sr: int, order: str, params: AnalysisParams,
          keep_frames: bool) -> tuple[DoaEstimate, dict | None]:
     from ..analysis import analyze_samples
+    from .onsets import onset_directions
 
     res = analyze_samples(samples, sr, params=params)
     if res.peaks is None:
@@ -276,7 +282,8 @@ def _doa(samples: np.ndarray, sr: int, order: str, params: AnalysisParams,
     doa = DoaEstimate(channel_order=order, window_s=float(window_s),
                       peaks=np.asarray(res.peaks, dtype=np.float32),
                       events=[e.to_dict() for e in res.events],
-                      dmap=doa_map(samples, sr, params=params))
+                      dmap=doa_map(samples, sr, params=params),
+                      onsets=onset_directions(samples, sr))
     return doa, (res.frames if keep_frames else None)
 
 

@@ -21,6 +21,7 @@ from .common import (
     directional_blocks,
     mean_diffuseness,
 )
+from .onsets import elevation_votes
 from .sobench_claims import ClipClaims, DirClaim
 from .sobench_config import SobenchAuditConfig
 
@@ -207,10 +208,25 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     estimate = s_az if fld == "azimuth" else s_el
     reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
         sig["psi"] > cfg.elevation_max_psi
+    onset_side = None
+    if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg:
+        az_q = (next(o.az for o in others if o.qa_id == sig["azimuth_from"])
+                if mode == "dir" else None)
+        vote = _onset_vote(x, cls, label, az_q, it.qa_id)
+        if vote is not None:
+            ev["onset_vote"] = vote
+            onset_side = _onset_side(vote, cfg)
+        if onset_side == "flipped":
+            return LabelVerdict(
+                key, fld, "suspicious", label, -label, cfg.onset_flip_conf,
+                f"{vote['flipped']} onset(s) of the source's sound come from {-label:.0f} deg "
+                f"elevation and {vote['label']} from the label's {label:.0f} deg: the first "
+                "milliseconds of an onset precede its floor and ceiling reflections, so the "
+                "label's sign looks flipped", ev)
     if reverberant:
         ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA map's "
                       "elevation is not trusted to contradict a label")
-        if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg:
+        if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and onset_side is None:
             az_q = (next(o.az for o in others if o.qa_id == sig["azimuth_from"])
                     if mode == "dir" else None)
             flip = _event_elevation_flip(x, label, w, az_q)
@@ -222,7 +238,8 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                     f"{flip['offset_s']:.1f} s, from onset-weighted votes, which hold up in "
                     f"reverberation) at {flip['elevation_deg']:.0f} deg elevation: the "
                     f"label's sign flipped ({label:.0f} deg)", ev)
-    if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant:
+    if (fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant
+            and onset_side is None):
         # the usual elevation error is its sign: compare with the mirrored elevation
         az_q = None
         if mode == "dir":
@@ -238,7 +255,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     if p >= cfg.agree_prom:
         return LabelVerdict(key, fld, "consistent", label, estimate, evidence=ev)
     doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
-    if p <= doubt and not reverberant:
+    if p <= doubt and not reverberant and not (fld == "elevation" and onset_side == "label"):
         timed = sig["window_from"] != "best 1 s of the clip"
         conf = (doubt - p) / max(doubt, 1e-9)
         conf = float(np.clip(0.35 + 0.45 * conf + (0.1 if timed else 0.0), 0.0, 0.95))
@@ -251,6 +268,67 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     return LabelVerdict(key, fld, "unverifiable", label, estimate,
                         reason=f"weak evidence: prominence {p:.2f} (overlapping sources or "
                                "reverberation)", evidence=ev)
+
+
+def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude: str
+                ) -> dict | None:
+    """:func:`~foakit.audit.onsets.elevation_votes` of the class's onsets in its corpus
+    time windows (or over the whole clip when none), at its azimuth.
+
+    Without a known azimuth, the azimuth of the analysed event that starts with the
+    class's windows (within ``onset_event_s``) is used when all such events agree; else
+    None: another source's onsets would vote too.
+    """
+    cfg = x.cfg
+    if x.doa is None or x.doa.onsets is None or x.clip is None:
+        return None
+    wins = [(a, b) for a, b, _ in _windows(x.cc, cls, cfg, exclude=exclude)]
+    how = "label"
+    if azimuth is None:
+        starts = [e for e in x.doa.events if e.get("azimuth_deg") is not None
+                  and any(abs(e["onset_s"] - a) <= cfg.onset_event_s for a, _ in wins)]
+        if not starts:
+            return None
+        az0 = float(starts[0]["azimuth_deg"])
+        if any(abs(float(azimuth_difference(e["azimuth_deg"], az0))) > cfg.onset_az_tol_deg
+               for e in starts):
+            return None
+        azimuth, how = az0, "event"
+    if not wins:
+        wins = [(0.0, float(x.clip.duration_s or 1e9))]
+    vote = elevation_votes(x.doa.onsets, label, wins, azimuth,
+                           az_tol_deg=cfg.onset_az_tol_deg, el_tol_deg=cfg.onset_el_tol_deg)
+    if vote is not None:
+        vote["azimuth_from"] = how
+        # another class said to be at the flipped elevation (and, when known, at this
+        # azimuth) would explain the flipped onsets: its onsets vote too
+        # (a class with only an azimuth near this one, or only an elevation near the
+        # flipped one, may be there too: two sources 10 deg apart in azimuth at opposite
+        # elevations made a false flag on the anechoic seed-0 corpus)
+        for other in sorted({d.cls for d in x.cc.dirs} - {cls}):
+            az_of = [o.az for o in x.cc.dirs if o.cls == other and o.az is not None]
+            el_of = [o.el for o in x.cc.dirs if o.cls == other and o.el is not None]
+            if not az_of and not el_of:
+                continue
+            near_az = not az_of or any(
+                abs(float(azimuth_difference(a, azimuth))) <= cfg.onset_az_tol_deg
+                for a in az_of)
+            near_el = not el_of or any(abs(e + label) <= cfg.onset_el_tol_deg for e in el_of)
+            if near_az and near_el:
+                vote["other_class_there"] = other
+                break
+    return vote
+
+
+def _onset_side(vote: dict, cfg) -> str | None:
+    """"flipped" / "label" when the onsets side clearly with one sign, else None."""
+    a, b = vote["label"], vote["flipped"]
+    if (b >= cfg.onset_min_votes and b >= cfg.onset_ratio * a
+            and not vote.get("other_class_there")):
+        return "flipped"
+    if a >= cfg.onset_min_votes and a >= cfg.onset_ratio * b:
+        return "label"
+    return None
 
 
 def _event_elevation_flip(x: _Ctx, label: float, window: tuple[float, float],

@@ -81,6 +81,7 @@ from .starss_events import (
     _event_shift,
     _event_support,
     _onset_contradiction,
+    _onset_elevation,
     _onset_in_azimuth,
 )
 
@@ -368,6 +369,19 @@ def audit_tracks(
                                          reason=f"labelled in only {len(tr)} frame(s) or no "
                                                 "directional energy there", evidence=ev))
             continue
+        onset_el = (_onset_elevation(doa.onsets, tr, lab_az, lab_el, cfg, tracks)
+                    if abs(lab_el) >= cfg.flip_min_abs_deg else None)
+        if onset_el is not None:
+            ev["onset_vote"] = onset_el
+        if onset_el is not None and onset_el["side"] == "flipped":
+            verdicts.append(LabelVerdict(
+                key, "elevation", "suspicious", label,
+                {"azimuth_deg": lab_az, "elevation_deg": -lab_el}, cfg.onset_flip_conf,
+                f"{onset_el['flipped']} onset(s) at the labelled azimuth during its frames come "
+                f"from {-lab_el:.0f} deg elevation and {onset_el['label']} from the label's "
+                f"{lab_el:.0f} deg: the first milliseconds of an onset precede its floor and "
+                "ceiling reflections, so the label's sign looks flipped", ev))
+            continue
         vouch = _event_support(doa.events, tr, lab_az, lab_el, t0, t1, cfg, tracks)
         if vouch is not None:
             ev["event"] = vouch
@@ -482,6 +496,8 @@ def audit_tracks(
         # an onset event at the labelled azimuth on the labelled side of the horizon says the
         # map's mirrored elevation is the floor's (or ceiling's) reflection
         same_side = started is not None and started["elevation_deg"] * lab_el > 0
+        # so do the onsets' first milliseconds (foakit.audit.onsets) on the labelled side
+        same_side = same_side or (onset_el is not None and onset_el["side"] == "label")
         if (abs(lab_el) >= cfg.flip_min_abs_deg and np.isfinite(p_flip)
                 and p_flip - p >= cfg.flip_gain and not same_side):
             verdicts.append(LabelVerdict(

@@ -16,6 +16,7 @@ import numpy as np
 from ..bench.starss import LABEL_HOP_S, SourceTrack
 from ..conventions import direction_to_vector
 from .common import ANGLE_HYPOTHESES, apply_hypothesis
+from .onsets import elevation_votes
 from .starss_config import StarssAuditConfig
 
 
@@ -260,3 +261,48 @@ def _event_shift(events: list[dict], tr: SourceTrack, az: float, el: float,
                 best is None or i1 - i0 > best[1] - best[2]):
             best = (round(shift / LABEL_HOP_S) * LABEL_HOP_S, i1, i0)
     return best
+
+
+def _onset_elevation(onsets: np.ndarray | None, tr: SourceTrack, az: float, el: float,
+                     cfg: StarssAuditConfig, tracks: dict | None = None) -> dict | None:
+    """The onsets at a stationary track's labelled azimuth during its labelled spans that
+    side with its elevation or with the elevation's sign flipped
+    (:func:`foakit.audit.onsets.elevation_votes`), with ``side``: "flipped" or "label"
+    when the onsets clearly choose one (at least ``onset_min_votes`` and ``onset_ratio``
+    times the other side), else None.  A track whose labelled azimuth wanders by more than
+    ``onset_az_tol_deg`` is moving (no vote); another track labelled during its spans near
+    the flipped direction would explain flipped onsets, so it keeps ``side`` from being
+    "flipped".
+    """
+    if onsets is None or len(tr) == 0:
+        return None
+    spread = np.abs((tr.azimuth_deg - az + 180.0) % 360.0 - 180.0)
+    if float(np.max(spread)) > cfg.onset_az_tol_deg:
+        return None
+    wins = [(a * LABEL_HOP_S, (b + 1) * LABEL_HOP_S) for a, b in tr.spans()]
+    vote = elevation_votes(onsets, el, wins, az, az_tol_deg=cfg.onset_az_tol_deg,
+                           el_tol_deg=cfg.onset_el_tol_deg)
+    if vote is None:
+        return None
+    flipped = direction_to_vector(az, -el)
+    t0, t1 = wins[0][0], wins[-1][1]
+    for o in (tracks or {}).values():
+        if o is tr or len(o) == 0:
+            continue
+        times = o.frames * LABEL_HOP_S
+        sel = (times >= t0) & (times < t1)
+        if not sel.any():
+            continue
+        v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel])
+        ang = np.rad2deg(np.arccos(np.clip(v @ flipped, -1.0, 1.0)))
+        if np.any(ang <= cfg.onset_az_tol_deg):
+            vote["other_track_there"] = True
+            break
+    a, b = vote["label"], vote["flipped"]
+    vote["side"] = None
+    if b >= cfg.onset_min_votes and b >= cfg.onset_ratio * a and \
+            not vote.get("other_track_there"):
+        vote["side"] = "flipped"
+    elif a >= cfg.onset_min_votes and a >= cfg.onset_ratio * b:
+        vote["side"] = "label"
+    return vote
