@@ -47,8 +47,9 @@ elevation (``event_flip_conf``).  Likewise for times: where the class's directio
 and one analysed source sounds there, its events' onsets (from in-cone onset bins, which
 reverberation does not smear as it smears the energy map's presence) decide a conflict
 between two time claims, and a label none of them starts at (``event_time_tol_s``) while one
-starts ``min_shift_s`` or more away (a span: with its end moved alike) is suspicious, even
-when other items agree with it (``event_shift_conf``).  A label with neither context nor
+starts ``min_shift_s`` or more away (a span: with its end moved alike) is suspicious
+(``event_shift_conf``), unless other items agree with it (overruling them that way flagged
+as many clean labels as shifted ones).  A label with neither context nor
 usable signal (no DOA votes, a diffuse field, a moving source) is unverifiable, with the
 reason.
 

@@ -319,12 +319,6 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
                                    "tell which is wrong", evidence=ev)
     if agree:
         # items that agree may share one time offset: the signal can still overrule them
-        shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
-        if shifted is not None and not any(_event_starts(events, t.a, cfg.event_time_tol_s)
-                                           for t in agree):
-            return _event_verdict(x, key, fld, label, claim, shifted, ev,
-                                  cfg.event_shift_conf, f"{len(agree)} other item(s) agree, "
-                                  "but ")
         if pres and known and claim.kind == "span":  # onsets alone are too weak for this
             fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
             f = fit.get("fit")
