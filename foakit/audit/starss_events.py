@@ -73,11 +73,20 @@ def _event_support(events: list[dict], tr: SourceTrack, az: float, el: float, t0
     about 80 % of the clean labels do).  Moving tracks (labels spread over more than
     ``event_support_deg``) are not vouched for.
     """
+    return _event_near_label(events, tr, az, el, t0, t1, cfg, tracks, _span_starts(tr))
+
+
+def _event_near_label(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
+                      t1: float, cfg: StarssAuditConfig, tracks: dict | None,
+                      starts: list[float] | None) -> dict | None:
+    """The first event within ``event_support_deg`` of a stationary track's label that
+    sounds ``event_support_min_s`` (or half the span) of ``[t0, t1]``, is not closer to
+    another track labelled when it starts and, with ``starts``, starts within
+    ``event_support_onset_s`` of one of them; or None."""
     ref = direction_to_vector(az, el)
     if not _is_stationary(tr, ref, cfg):
         return None
     need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
-    starts = _span_starts(tr)
     for e in events:
         ev = _event_vector(e)
         if ev is None:
@@ -85,7 +94,8 @@ def _event_support(events: list[dict], tr: SourceTrack, az: float, el: float, t0
         ang = _angle_deg(ev, ref)
         if ang > cfg.event_support_deg:
             continue
-        if not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
+        if starts is not None and \
+                not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
             continue
         if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
             continue
@@ -107,24 +117,7 @@ def _event_in_span(events: list[dict], tr: SourceTrack, az: float, el: float, t0
     direction verdicts, whose evidence (reflections, the modal field of tonal sounds, the
     floor's mirrored elevation) is weaker than a reflection-pruned event from the label.
     """
-    ref = direction_to_vector(az, el)
-    if not _is_stationary(tr, ref, cfg):
-        return None
-    need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang > cfg.event_support_deg:
-            continue
-        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) < ang for o in others):
-            continue
-        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
-    return None
+    return _event_near_label(events, tr, az, el, t0, t1, cfg, tracks, None)
 
 
 def _onset_in_azimuth(events: list[dict], tr: SourceTrack, az: float,
