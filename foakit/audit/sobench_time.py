@@ -222,13 +222,13 @@ def _event_time_shift(x: _Ctx, events: list[dict], kind: str, a: float, b: float
     return {k: best[k] for k in ("onset_s", "offset_s", "azimuth_deg")}
 
 
-def _event_verdict(x: _Ctx, key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
-                   ev: dict, conf: float, why: str = "") -> LabelVerdict:
+def _event_verdict(key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
+                   ev: dict, conf: float) -> LabelVerdict:
     d = float(shifted["onset_s"]) - claim.a
     est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
     ev["event"] = shifted
     return LabelVerdict(key, fld, "suspicious", label, est, conf,
-                        f"{why}the analysed event at the source's direction "
+                        f"the analysed event at the source's direction "
                         f"({float(shifted['azimuth_deg']):.0f} deg) starts {d:+.1f} s from the "
                         f"labelled {'span' if fld == 'time_span' else 'onset'} (in-cone "
                         "onsets; the energy map is smeared by reverberation)", ev)
@@ -342,7 +342,7 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
     ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
     shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
     if shifted is not None and fit["status"] != "shifted":
-        return _event_verdict(x, key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
+        return _event_verdict(key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
     if fit["status"] == "here":
         return LabelVerdict(key, fld, "consistent", label, evidence=ev)
     if fit["status"] == "shifted":

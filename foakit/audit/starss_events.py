@@ -87,6 +87,20 @@ def _event_near_label(events: list[dict], tr: SourceTrack, az: float, el: float,
     if not _is_stationary(tr, ref, cfg):
         return None
     need = min(cfg.event_support_min_s, 0.5 * (t1 - t0))
+    for e in _label_events(events, tr, ref, cfg, tracks):
+        if starts is not None and \
+                not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
+            continue
+        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
+            continue
+        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
+    return None
+
+
+def _label_events(events: list[dict], tr: SourceTrack, ref: np.ndarray,
+                  cfg: StarssAuditConfig, tracks: dict | None):
+    """The stationary events within ``event_support_deg`` of a track's labelled direction
+    ``ref`` that are not closer to another track labelled when they start."""
     for e in events:
         ev = _event_vector(e)
         if ev is None:
@@ -94,16 +108,10 @@ def _event_near_label(events: list[dict], tr: SourceTrack, az: float, el: float,
         ang = _angle_deg(ev, ref)
         if ang > cfg.event_support_deg:
             continue
-        if starts is not None and \
-                not any(abs(e["onset_s"] - s) <= cfg.event_support_onset_s for s in starts):
-            continue
-        if min(e["offset_s"], t1) - max(e["onset_s"], t0) < need:
-            continue
         others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
         if any(_angle_deg(ev, o) < ang for o in others):
             continue
-        return {k: e[k] for k in ("onset_s", "offset_s", "azimuth_deg", "elevation_deg")}
-    return None
+        yield e
 
 
 def _event_in_span(events: list[dict], tr: SourceTrack, az: float, el: float, t0: float,
@@ -231,18 +239,9 @@ def _event_shift(events: list[dict], tr: SourceTrack, az: float, el: float,
         return max(inter, 0.0) / union if union > 0 else 0.0
 
     best = None
-    for e in events:
-        ev = _event_vector(e)
-        if ev is None:
-            continue
-        ang = _angle_deg(ev, ref)
-        if ang > cfg.event_support_deg:
-            continue
+    for e in _label_events(events, tr, ref, cfg, tracks):
         shift = e["onset_s"] - t0
         if not cfg.min_shift_s - 1e-9 <= abs(shift) <= cfg.max_shift_s + 1e-9:
-            continue
-        others = _active_others(tr, tracks, e["onset_s"], cfg.event_support_onset_s)
-        if any(_angle_deg(ev, o) < ang for o in others):
             continue
         i1 = iou(e["onset_s"], e["offset_s"], t0 + shift, t1 + shift)
         i0 = iou(e["onset_s"], e["offset_s"], t0, t1)
