@@ -23,6 +23,7 @@ from foakit.synth import (
     Scene,
     Source,
     diffuse_noise,
+    direct_snr_db,
     make_demo_corpus,
     random_scene,
     render_scene,
@@ -131,6 +132,27 @@ def test_snr_is_measured_on_w_over_active_union():
     snr = 10 * np.log10(np.mean(clean[0, active] ** 2) / np.mean(noise[0] ** 2))
     assert snr == pytest.approx(12.0, abs=0.05)
     assert diffuseness(noise) > 0.9
+
+
+def test_direct_snr_per_source_from_the_rendered_direct_sound():
+    src = [Source(30, 0, 2.0, 1.0, 3.0, "speech"), Source(-90, 10, 1.0, 2.0, 4.5, "piano")]
+    got = direct_snr_db(Scene(src, 6.0, seed=4, snr_db=12.0))
+    for order in ([0, 1], [1, 0]):
+        # a scene's first source draws the same signal alone as in the mixture
+        first = src[order[0]]
+        scene = Scene([src[i] for i in order], 6.0, seed=4, snr_db=12.0)
+        alone = render_scene(Scene([first], 6.0, seed=4)).astype(float)
+        mixed = render_scene(Scene(scene.sources, 6.0, seed=4)).astype(float)
+        noise = render_scene(scene).astype(float) - mixed
+        span = slice(int(first.onset_s * SR), int(first.offset_s * SR))
+        want = 10 * np.log10(np.mean(alone[0, span] ** 2) / np.mean(noise[0] ** 2))
+        assert direct_snr_db(scene)[0] == pytest.approx(want, abs=0.01)
+    assert got[1] > got[0]  # nearer and not quieter
+    one = Scene(src[:1], 6.0, seed=4, snr_db=12.0)  # one source: the scene SNR itself
+    assert direct_snr_db(one)[0] == pytest.approx(12.0, abs=1e-9)
+    assert direct_snr_db(Scene(src, 6.0, seed=4)) == [None, None]
+    with pytest.raises(ParameterError, match="scene must be a Scene"):
+        direct_snr_db(src)
 
 
 # --------------------------------------------------------------------------- signals, noise

@@ -51,6 +51,7 @@ __all__ = [
     "ISM_MAX_ORDER",
     "PRA_MAX_ORDER",
     "diffuse_noise",
+    "direct_snr_db",
     "render_scene",
     "resolve_engine",
     "room_impulse_response",
@@ -333,6 +334,60 @@ def room_impulse_response(
     return _ism_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct)
 
 
+def _source_signals(scene: Scene):
+    """(index, source, first sample, end sample, signal at its level) of each source that
+    lasts at least a sample: the dry signals :func:`render_scene` places (seeded per source)."""
+    sr, n = scene.sample_rate, scene.n_samples
+    for i, src in enumerate(scene.sources):
+        a = int(round(src.onset_s * sr))
+        b = min(int(round(src.offset_s * sr)), n)
+        if b <= a:
+            continue
+        s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
+        yield i, src, a, b, s * 10.0 ** (src.level_db / 20.0)
+
+
+def _noise_power(direct_w: np.ndarray, active: np.ndarray, snr_db: float) -> float:
+    """W power of the background noise: ``snr_db`` below the mean W power of the summed
+    direct sounds over the union of the events' active periods."""
+    p_sig = float(np.mean(direct_w[active] ** 2)) if active.any() else 1.0
+    return p_sig / 10.0 ** (snr_db / 10.0)
+
+
+def direct_snr_db(scene: Scene) -> list[float | None]:
+    """Each source's own direct-sound SNR (dB): the mean W power of its direct sound over its
+    own span against the background noise's W power.
+
+    ``scene.snr_db`` is set against the *summed* direct sounds (see :func:`render_scene`),
+    so in a scene of several sources a far, quiet one sits well below it; this tells how
+    audible each source is on its own (benchmarks break accuracy down by it).
+
+    Returns
+    -------
+    list of float or None
+        One per source, in ``scene.sources`` order; None when the scene has no noise
+        (``snr_db`` None) or the source has no samples.
+    """
+    if not isinstance(scene, Scene):
+        raise ParameterError(f"scene must be a Scene, got {type(scene).__name__}")
+    out: list[float | None] = [None] * len(scene.sources)
+    if scene.snr_db is None:
+        return out
+    n = scene.n_samples
+    direct_w = np.zeros(n)
+    active = np.zeros(n, dtype=bool)
+    own = {}
+    for i, src, a, b, s in _source_signals(scene):
+        d = (1.0 / src.distance_m) * s  # as render_scene scales it
+        direct_w[a:b] += d
+        active[a:b] = True
+        own[i] = float(np.mean(d ** 2))
+    p_noise = _noise_power(direct_w, active, scene.snr_db)
+    for i, p in own.items():
+        out[i] = 10.0 * math.log10(max(p, 1e-300) / p_noise)
+    return out
+
+
 def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
     """Render a scene to ambiX FOA.
 
@@ -359,13 +414,7 @@ def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
     out = np.zeros((4, n))
     direct_w = np.zeros(n)
     active = np.zeros(n, dtype=bool)
-    for i, src in enumerate(scene.sources):
-        a = int(round(src.onset_s * sr))
-        b = min(int(round(src.offset_s * sr)), n)
-        if b <= a:
-            continue
-        s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
-        s *= 10.0 ** (src.level_db / 20.0)
+    for i, src, a, b, s in _source_signals(scene):
         g = 1.0 / src.distance_m
         if src.is_moving:  # conventions.direction_to_vector needs equal shapes
             az = src.azimuth_at((a + np.arange(b - a)) / sr)
@@ -380,7 +429,6 @@ def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
             rev = sps.oaconvolve(s[None, :], rir[:, : n - a], axes=1)[:, : n - a]
             out[:, a : a + rev.shape[1]] += rev
     if scene.snr_db is not None:
-        p_sig = float(np.mean(direct_w[active] ** 2)) if active.any() else 1.0
         noise = diffuse_noise(n, sr, np.random.default_rng([scene.seed, 7, 3]))
-        out += noise * math.sqrt(p_sig / 10.0 ** (scene.snr_db / 10.0))
+        out += noise * math.sqrt(_noise_power(direct_w, active, scene.snr_db))
     return out.astype(np.float32)
