@@ -125,3 +125,22 @@ def test_sobench_onset_side():
     assert _onset_side({"label": 0, "flipped": 1}, cfg) is None      # one onset
     assert _onset_side({"label": 0, "flipped": 3, "other_class_there": "dog"}, cfg) is None
     assert _onset_side({"label": 4, "flipped": 1}, cfg) == "label"
+
+
+def test_both_audits_share_the_onset_thresholds():
+    from dataclasses import fields
+
+    from foakit.audit.onsets import OnsetCheckConfig, onset_side
+    from foakit.audit.sobench_config import SobenchAuditConfig
+
+    shared = {f.name: f.default for f in fields(OnsetCheckConfig)}
+    for cls in (SobenchAuditConfig, StarssAuditConfig):
+        cfg = cls()
+        assert {k: getattr(cfg, k) for k in shared} == shared
+    # one verdict rule, each audit's own values
+    vote = {"label": 1, "flipped": 3}
+    assert onset_side(vote, StarssAuditConfig()) == "flipped"
+    assert onset_side(vote, StarssAuditConfig(onset_ratio=4.0)) is None
+    assert onset_side(vote, SobenchAuditConfig(), explained=True) is None
+    assert onset_side({"label": 3, "flipped": 1}, SobenchAuditConfig(),
+                      explained=True) == "label"

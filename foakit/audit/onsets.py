@@ -15,7 +15,43 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OnsetParams", "elevation_votes", "onset_directions"]
+__all__ = ["OnsetCheckConfig", "OnsetParams", "elevation_votes", "onset_directions",
+           "onset_side"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnsetCheckConfig:
+    """Thresholds of the onset elevation check, shared by the SO-Bench and STARSS audits
+    (their configs inherit them; keyword-only there).
+
+    The first 3 ms of an onset precede the floor / ceiling reflections that pull the DOA map
+    and the analysed events across the horizon.  An onset votes for a label's elevation or
+    for its flipped sign when within ``onset_el_tol_deg`` of it (and within
+    ``onset_az_tol_deg`` of the source's azimuth); the label is flipped when at least
+    ``onset_min_votes`` onsets side with -label and ``onset_ratio`` times as many as side
+    with it (verdict confidence ``onset_flip_conf``); the reverse vetoes the map's and the
+    events' flip verdicts.  On the clean synthetic rooms no source's onsets ever sided with
+    its flipped elevation.
+    """
+
+    onset_el_tol_deg: float = 20.0
+    onset_az_tol_deg: float = 25.0
+    onset_min_votes: int = 2
+    onset_ratio: float = 3.0
+    onset_flip_conf: float = 0.7
+
+
+def onset_side(vote: dict, cfg: OnsetCheckConfig, *, explained: bool = False) -> str | None:
+    """"flipped" or "label" when the onsets of an :func:`elevation_votes` result side
+    clearly with one sign (``cfg``'s ``onset_min_votes`` and ``onset_ratio``), else None;
+    ``explained``: another source near the flipped direction would explain flipped onsets,
+    so they never make "flipped"."""
+    a, b = vote["label"], vote["flipped"]
+    if not explained and b >= cfg.onset_min_votes and b >= cfg.onset_ratio * a:
+        return "flipped"
+    if a >= cfg.onset_min_votes and a >= cfg.onset_ratio * b:
+        return "label"
+    return None
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .common import require_positive, require_prominence_order
+from .onsets import OnsetCheckConfig
 
 __all__ = ["SobenchAuditConfig"]
 
 
 @dataclass(frozen=True)
-class SobenchAuditConfig:
-    """Thresholds of the SO-Bench audit (degrees, seconds, 0-1 scores)."""
+class SobenchAuditConfig(OnsetCheckConfig):
+    """Thresholds of the SO-Bench audit (degrees, seconds, 0-1 scores); the onset
+    elevation check's (``onset_*``) are :class:`~foakit.audit.onsets.OnsetCheckConfig`'s."""
 
     az_tol_deg: float = 25.0
     dir_tol_deg: float = 30.0
@@ -28,18 +30,7 @@ class SobenchAuditConfig:
     flip_gain: float = 0.4
     event_flip_conf: float = 0.6
     min_votes_blocks: int = 4
-    # onset elevation check (foakit.audit.onsets): the first 3 ms of an onset precede the
-    # floor / ceiling reflections that pull the map and the events across the horizon.  An
-    # onset votes for the label or its flipped sign when within onset_el_tol_deg of it (and
-    # within onset_az_tol_deg of the class's known azimuth); a label is flipped when at
-    # least onset_min_votes onsets side with -label and onset_ratio times as many as side
-    # with it; the reverse vetoes the map's and the events' flip verdicts (on the clean
-    # synthetic rooms no source's onsets ever sided with its flipped elevation)
-    onset_el_tol_deg: float = 20.0
-    onset_az_tol_deg: float = 25.0
-    onset_min_votes: int = 2
-    onset_ratio: float = 3.0
-    onset_flip_conf: float = 0.7
+    # the onset elevation check's thresholds: OnsetCheckConfig (keyword-only)
     # without a known azimuth, the onset check takes it from the analysed events starting
     # within this of the class's time windows (all must agree), never from all onsets:
     # another source's onsets in the window then vote too (two false flags on seed 0)

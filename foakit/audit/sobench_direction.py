@@ -21,7 +21,7 @@ from .common import (
     directional_blocks,
     mean_diffuseness,
 )
-from .onsets import elevation_votes
+from .onsets import elevation_votes, onset_side
 from .sobench_claims import ClipClaims, DirClaim
 from .sobench_config import SobenchAuditConfig
 
@@ -322,13 +322,7 @@ def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude:
 
 def _onset_side(vote: dict, cfg) -> str | None:
     """"flipped" / "label" when the onsets side clearly with one sign, else None."""
-    a, b = vote["label"], vote["flipped"]
-    if (b >= cfg.onset_min_votes and b >= cfg.onset_ratio * a
-            and not vote.get("other_class_there")):
-        return "flipped"
-    if a >= cfg.onset_min_votes and a >= cfg.onset_ratio * b:
-        return "label"
-    return None
+    return onset_side(vote, cfg, explained=bool(vote.get("other_class_there")))
 
 
 def _event_elevation_flip(x: _Ctx, label: float, window: tuple[float, float],

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .common import require_positive, require_prominence_order
+from .onsets import OnsetCheckConfig
 
 __all__ = ["StarssAuditConfig"]
 
 
 @dataclass(frozen=True)
-class StarssAuditConfig:
+class StarssAuditConfig(OnsetCheckConfig):
     """Thresholds of the STARSS audit (degrees, seconds, 0-1 scores).
 
     ``match_deg`` is the DCASE threshold of the metrics; ``support_deg`` / ``az_tol_deg``
@@ -68,15 +69,8 @@ class StarssAuditConfig:
     contradict_el_hyp_deg: float = 10.0
     contradict_any_deg: float = 60.0
     lead_shift_gain: float = 0.1
-    # onset elevation check (foakit.audit.onsets, starss_events._onset_elevation): the
-    # first 3 ms of an onset precede the floor / ceiling reflections that pull the map and
-    # the events across the horizon; the values are the SO-Bench audit's (see
-    # SobenchAuditConfig), where no clean source's onsets sided with its flipped elevation
-    onset_el_tol_deg: float = 20.0
-    onset_az_tol_deg: float = 25.0
-    onset_min_votes: int = 2
-    onset_ratio: float = 3.0
-    onset_flip_conf: float = 0.7
+    # the onset elevation check's thresholds (starss_events._onset_elevation): those of
+    # OnsetCheckConfig (keyword-only), the SO-Bench audit's
 
     def __post_init__(self) -> None:
         require_positive(self, ("match_deg", "support_deg", "az_tol_deg", "max_shift_s",

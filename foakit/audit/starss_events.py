@@ -16,7 +16,7 @@ import numpy as np
 from ..bench.starss import LABEL_HOP_S, SourceTrack
 from ..conventions import direction_to_vector
 from .common import ANGLE_HYPOTHESES, apply_hypothesis
-from .onsets import elevation_votes
+from .onsets import elevation_votes, onset_side
 from .starss_config import StarssAuditConfig
 
 
@@ -290,11 +290,5 @@ def _onset_elevation(onsets: np.ndarray | None, tr: SourceTrack, az: float, el: 
         if np.any(ang <= cfg.onset_az_tol_deg):
             vote["other_track_there"] = True
             break
-    a, b = vote["label"], vote["flipped"]
-    vote["side"] = None
-    if b >= cfg.onset_min_votes and b >= cfg.onset_ratio * a and \
-            not vote.get("other_track_there"):
-        vote["side"] = "flipped"
-    elif a >= cfg.onset_min_votes and a >= cfg.onset_ratio * b:
-        vote["side"] = "label"
+    vote["side"] = onset_side(vote, cfg, explained=bool(vote.get("other_track_there")))
     return vote
