@@ -108,3 +108,91 @@ def test_track_weight_is_np_sum(values):
     got = Track(list(range(len(values))), [], values).weight
     ref = float(np.sum(values))
     assert got == ref and math.copysign(1.0, got) == math.copysign(1.0, ref)
+
+
+def _leak_case(b_start, b_onsets, a_energy=8.0, b_energy=1.0, n=120):
+    """Two cones: A's segment starts at frame 20 with an onset of ``a_energy``; B's segment
+    (after the onset support) starts at ``b_start`` with onsets at ``b_onsets``."""
+    act = np.zeros((2, n), np.uint8)
+    act[0, 20:100] = 1
+    act[1, b_start:110] = 1
+    onsets = np.zeros((2, n), bool)
+    energy = np.zeros((2, n))
+    onsets[0, [20, 60]] = True
+    energy[0, [20, 60]] = a_energy
+    onsets[1, b_onsets] = True
+    energy[1, b_onsets] = b_energy
+    return act, onsets, energy
+
+
+def test_leaked_start_moves_to_the_first_onset_of_its_own():
+    from foakit.events import _leaked_starts
+
+    # B opens with A's onset (same frame, 8x weaker) and has its own onsets at 40 and 80
+    act, onsets, energy = _leak_case(20, [20, 40, 60, 80])
+    _leaked_starts(act, onsets, energy, 2.0, 2)
+    # 60 coincides with a stronger onset of A's: not B's own, but B's start is 40
+    assert np.flatnonzero(act[1])[0] == 40 and act[1, 40:110].all()
+    assert act[0, 20:100].all()  # the stronger cone is left alone
+    # one frame late is still a leak
+    act, onsets, energy = _leak_case(21, [21, 40, 80])
+    _leaked_starts(act, onsets, energy, 2.0, 2)
+    assert np.flatnonzero(act[1])[0] == 40
+
+
+def test_leaked_start_without_onsets_of_its_own_goes():
+    from foakit.events import _leaked_starts
+
+    act, onsets, energy = _leak_case(20, [20, 60, 80])  # one own onset (80): a reflection
+    _leaked_starts(act, onsets, energy, 2.0, 2)
+    assert not act[1].any()
+    act, onsets, energy = _leak_case(20, [20, 60, 80])  # ... unless one is enough
+    _leaked_starts(act, onsets, energy, 2.0, 1)
+    assert np.flatnonzero(act[1])[0] == 80
+
+
+def test_not_a_leak_when_first_comparable_or_weaker_partner():
+    from foakit.events import _leaked_starts
+
+    cases = [
+        _leak_case(19, [19, 40, 80]),  # B starts before A: a leak never leads
+        _leak_case(20, [20, 40, 80], a_energy=1.5),  # A less than 2x stronger
+        _leak_case(23, [23, 40, 80]),  # two frames after A's start: B's own onset
+    ]
+    for act, onsets, energy in cases:
+        before = act.copy()
+        _leaked_starts(act, onsets, energy, 2.0, 2)
+        assert np.array_equal(act, before)
+
+
+def test_leak_onset_ratio_zero_keeps_the_leaked_start():
+    from foakit.events import events_from_cones
+
+    # cone 0: a loud source from frame 20; cone 1: its leak at 20, its own sound from 60
+    n = 150
+    axes = np.zeros((2, n, 3), np.float32)
+    axes[0, :, 0] = 1.0
+    axes[1, :, 1] = 1.0
+    cones = np.zeros((2, n, 5), np.float32)
+    cones[:, :, 3] = 1e-6
+    cones[0, 20:120, 3] = 1.0
+    cones[0, 20:120, 0] = 1.0
+    cones[1, 20:130, 3] = 0.3
+    cones[1, 20:130, 1] = 0.3
+    cones[0, 20, 4] = 1.0
+    cones[1, 20, 4] = 0.05
+    cones[1, [60, 61, 90], 4] = 0.3
+    active = np.zeros(n, bool)
+    active[20:130] = True
+    iv = np.zeros((n, 4), np.float32)
+    iv[:, 3] = 2.0
+    iv[:, 0] = 1.0
+
+    def onsets(**kw):
+        p = AnalysisParams(**kw)
+        evs = events_from_cones(cones, axes, active, iv, frame_rate=50.0, power_scale=1.0,
+                                params=p, onset_support=True)
+        return sorted(round(e.onset_s, 2) for e in evs if abs(e.azimuth_deg - 90) < 1)
+
+    assert onsets() == [1.2]
+    assert onsets(leak_onset_ratio=0.0) == []  # the leaked start: dropped as a reflection
