@@ -14,9 +14,6 @@
    frame) are reflections and dropped first (:func:`echo_axes`), and of events from
    different directions with nearly the same onset (``echo_event_onset_s``) and span
    (``echo_event_iou``) only the earliest (precedence), else the most confident, stays.
-   A segment whose first onset is another cone's starting onset leaking in (in the same
-   frame or one after, ``leak_onset_ratio`` times weaker) starts at its first onset of
-   its own instead, or goes when it has fewer than ``leak_min_onsets`` of those.
    These tests are for reverberant clips only (``dry_psi``).
 3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
@@ -395,12 +392,8 @@ def events_from_cones(
         # judge each sound on its own (dips inside it bridged), then merge the pauses
         clean_activity(act, n_valid, int(round(params.onset_merge_gap_s * frame_rate)), 0)
         onset_level = 10.0 * np.log10(np.maximum(cones[..., 4] * power_scale, tiny))
-        own = onset_level >= ref[:, None] - params.event_onset_db
         for k in range(n_tracks):
-            _onset_support(act[k], own[k])
-        if n_tracks > 1 and params.leak_onset_ratio > 0:
-            _leaked_starts(act, own, cones[..., 4], params.leak_onset_ratio,
-                           params.leak_min_onsets)
+            _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db)
     clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []
     for k in range(n_tracks):
@@ -432,54 +425,6 @@ def _onset_support(act: np.ndarray, onset: np.ndarray) -> None:
             act[start:max(start, a + int(hit[0]))] = 0
         else:
             act[start:stop] = 0
-
-
-#: frames either side within which two cones' onsets are the same sound (hop 20 ms)
-_LEAK_FRAMES = 1
-
-
-def _leaked_starts(act: np.ndarray, onsets: np.ndarray, onset_energy: np.ndarray,
-                   ratio: float, min_own: int) -> None:
-    """Segments (in place) whose first onset is another cone's onset leaking in.
-
-    When a source starts, its direct sound and first reflections put onset energy into
-    nearby cones too, so a cone whose own source starts later (or is only a reflection)
-    opens a segment at that moment; the gap merging then carries the early start over to
-    the cone's real sound, and the reflection-event test drops it with the leaking
-    source's event.  A segment is leaked when another cone's segment starts in the same
-    frame or one before it (precedence: a leak never leads) with at least ``ratio`` times
-    its first onset energy.  It then starts at its first onset of its own (no other cone has
-    as strong an onset within a frame of it), or is dropped when it has fewer than
-    ``min_own`` of those (a reflection's chance onset).  Sources of a scene rarely start
-    within 20 ms of each other.
-
-    Parameters
-    ----------
-    act : ndarray [shape=(n_tracks, n_frames), dtype=uint8]
-        Segments after :func:`_onset_support` (each starts at its first onset).
-    onsets : ndarray [shape=(n_tracks, n_frames), dtype=bool]
-        The onset frames the support used.
-    onset_energy : ndarray [shape=(n_tracks, n_frames)]
-        In-cone onset energy (channel 4 of :func:`foakit.kernels.cone.cone_energy`).
-    """
-    n, n_frames = act.shape
-    lag = _LEAK_FRAMES
-    segs = [segments(act[k]) for k in range(n)]
-
-    def peak(j: int, t: int, before: int, after: int) -> float:
-        return float(onset_energy[j, max(0, t - before):min(n_frames, t + after + 1)].max())
-
-    for k in range(n):
-        for start, stop in segs[k]:
-            first = peak(k, start, _ONSET_LOOKBACK, 0)
-            leaked = any(start - lag <= s2 <= start and peak(j, s2, lag, lag) >= ratio * first
-                         for j in range(n) if j != k for s2, _ in segs[j])
-            if not leaked:
-                continue
-            mine = [t for t in start + np.flatnonzero(onsets[k, start:stop])
-                    if not any(peak(j, t, lag, lag) >= onset_energy[k, t]
-                               for j in range(n) if j != k)]
-            act[k, start:(mine[0] if len(mine) >= min_own else stop)] = 0
 
 
 def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.ndarray:

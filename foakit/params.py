@@ -134,12 +134,6 @@ class AnalysisParams:
     # cone's loud level (energy a cone gets from other sources' reverberation has no onsets
     # of its own); segments with none are dropped unless they start the clip; 0 = off
     event_onset_db: float = 15.0
-    # a cone segment whose first onset coincides (same frame or one after) with another
-    # cone's segment start this many times stronger is that source leaking in: it starts at
-    # its first onset of its own, or is dropped with fewer than leak_min_onsets of them
-    # (dev rooms: +7 of 427 events detected, counts +1 of 320 clips); 0 = off
-    leak_onset_ratio: float = 2.0
-    leak_min_onsets: int = 2
     # an axis whose in-cone onsets coincide (same or next frame) with a stronger axis's (an
     # earlier clip-histogram peak)
     # onsets for this share of its onset energy is a reflection of it and dropped; 0 = off
@@ -189,8 +183,6 @@ class AnalysisParams:
             ("window_weighting", 0.0 <= self.window_weighting <= 1.0),
             ("event_onset_db", self.event_onset_db >= 0.0),
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
-            ("leak_onset_ratio", self.leak_onset_ratio >= 0.0),
-            ("leak_min_onsets", self.leak_min_onsets >= 1),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),

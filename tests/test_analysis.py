@@ -105,10 +105,6 @@ def test_bad_shapes_and_params():
         analyze_samples(np.zeros((3, 100), np.float32), 16000)
     with pytest.raises(ParameterError, match="psi_max"):
         AnalysisParams(psi_max=0.0)
-    with pytest.raises(ParameterError, match="leak_onset_ratio=-1.0"):
-        AnalysisParams(leak_onset_ratio=-1.0)
-    with pytest.raises(ParameterError, match="leak_min_onsets=0"):
-        AnalysisParams(leak_min_onsets=0)
     with pytest.raises(ParameterError, match="unknown analysis parameters"):
         AnalysisParams.from_dict({"nope": 1})
 
