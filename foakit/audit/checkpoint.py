@@ -42,6 +42,7 @@ from ..jsonl import append_records, read_records
 from ..params import AnalysisParams
 from .common import ClipEstimate, DoaEstimate, drop_doa_maps
 from .doamap import DoaMap
+from .preset import AUDIT_PARAMS
 
 __all__ = ["ESTIMATES_DIR", "INDEX_FILE", "EstimateStore", "StoredClips", "save_estimate",
            "load_estimate", "checkpoint_record"]
@@ -169,6 +170,7 @@ class EstimateStore:
     channel_order : {"ambix", "fuma"}
         Declared order of the audio.
     params : AnalysisParams, optional
+        Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
 
     Attributes
     ----------
@@ -181,7 +183,7 @@ class EstimateStore:
         self.folder = Path(folder)
         self.base_dir = os.path.abspath(base_dir)
         self.channel_order = check_channel_order(channel_order)
-        self.params = params or AnalysisParams()
+        self.params = params or AUDIT_PARAMS
         self._params_d = json.loads(json.dumps(self.params.to_dict()))
         self.n_loaded = 0
         self.n_written = 0

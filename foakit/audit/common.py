@@ -50,6 +50,7 @@ from ..errors import FoakitError, ParameterError
 from ..params import AnalysisParams
 from ..pool import run_batches
 from .doamap import DoaMap, doa_map
+from .preset import AUDIT_PARAMS
 
 if TYPE_CHECKING:
     from .checkpoint import EstimateStore
@@ -303,6 +304,7 @@ def estimate_clip(
         Also decode the file as the other channel order and analyse that
         (:attr:`ClipEstimate.alt`), for the convention audit.
     params : AnalysisParams, optional
+        Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
 
     Returns
     -------
@@ -314,7 +316,7 @@ def estimate_clip(
 
     p = os.fspath(path)
     est = ClipEstimate(audio_id=audio_id, path=p)
-    params = params or AnalysisParams()
+    params = params or AUDIT_PARAMS
     try:
         clip = read_audio(p, channel_order=channel_order)
         est.sample_rate = clip.sample_rate
@@ -391,6 +393,7 @@ def estimate_clips(
     progress : bool
         tqdm bar on stderr.
     params : AnalysisParams, optional
+        Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
     desc : str
         Progress-bar label.
     batch_size : int
@@ -426,7 +429,7 @@ def estimate_clips(
     (:data:`foakit.pool.WORKER_DIED`; see :func:`foakit.pool.run_batches`).
     """
     order = check_channel_order(channel_order)
-    params = params or AnalysisParams()
+    params = params or AUDIT_PARAMS
     workers = int(workers or os.cpu_count() or 1)
     folder = os.fspath(store.folder) if store is not None else None
     todo: list[_Job] = []

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..params import AnalysisParams
+from .preset import AUDIT_PARAMS
 
 __all__ = ["DoaMap", "doa_map"]
 
@@ -205,14 +206,15 @@ def doa_map(
         ambiX (W, Y, Z, X; SN3D).
     sample_rate : int
     params : AnalysisParams, optional
-        STFT grid, band, diffuseness smoothing and ``psi_max`` (as the analysis uses them).
+        STFT grid, band, diffuseness smoothing and ``psi_max``; default
+        :data:`foakit.audit.preset.AUDIT_PARAMS`.
     block_s, az_step_deg, el_step_deg : float
         Map resolution.
     """
     from ..kernels.spatial import diffuseness_from_smoothed, intensity_energy, smooth_frames
     from ..kernels.stft import stft
 
-    params = params or AnalysisParams()
+    params = params or AUDIT_PARAMS
     x = np.ascontiguousarray(samples, dtype=np.float32)
     grid = params.grid(sample_rate)
     spec = stft(x, win_length=grid.win_length, hop_length=grid.hop_length, n_fft=grid.n_fft)

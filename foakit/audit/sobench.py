@@ -396,6 +396,7 @@ def audit_sobench(
     progress : bool
         Progress bar on stderr.
     params : AnalysisParams, optional
+        Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
     config : SobenchAuditConfig, optional
     keep_maps : bool
         Keep each clip's :class:`~foakit.audit.doamap.DoaMap` in the result (memory grows

@@ -647,6 +647,7 @@ def audit_starss(
     progress : bool
         Progress bar on stderr.
     params : AnalysisParams, optional
+        Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
     config : StarssAuditConfig, optional
     keep_maps : bool
         Keep each clip's :class:`~foakit.audit.doamap.DoaMap` in the result (memory grows

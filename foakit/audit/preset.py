@@ -1,0 +1,30 @@
+"""The analysis settings the label audits are calibrated on."""
+
+from __future__ import annotations
+
+from ..params import AnalysisParams
+
+__all__ = ["AUDIT_PARAMS"]
+
+#: The :class:`~foakit.params.AnalysisParams` the audits (and :func:`~foakit.audit.doamap.
+#: doa_map`) run with unless given others: the analysis defaults the audits' thresholds
+#: (prominence, presence, event support, onset checks) were calibrated on, kept when the
+#: analysis defaults moved for its own events (stop 9): with those, STARSS precision fell
+#: to 0.88-0.92 on the audit bar corpora, and 0.4 s DOA windows are 4 STARSS label frames.
+AUDIT_PARAMS = AnalysisParams(
+    smooth_frames=5,
+    psi_max=0.5,
+    onset_floor=0.05,
+    window_s=0.4,
+    peak_rel=0.15,
+    peak_min_sep_deg=25.0,
+    clip_peak_rel=0.05,
+    clip_blur_cells=1.5,
+    steady_peak_rel=0.3,
+    act_on_db=6.0,
+    min_track_weight=0.05,
+    echo_share=0.7,
+    echo_event_iou=0.5,
+    min_source_confidence=0.1,
+    event_merge_gap_s=1.0,
+)
