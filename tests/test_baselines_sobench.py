@@ -286,8 +286,7 @@ def _cli(*args):
 def corpus(tmp_path_factory):
     synth = pytest.importorskip("foakit.synth.layouts")
     root = tmp_path_factory.mktemp("sob") / "SO-Bench"
-    # 16 clips: the >= 90 % bars below then allow one miss (with 8 they asked for all: a
-    # bark starting 0.3 s into one clip gets a noise fragment of the first frames as onset)
+    # 16 clips: the >= 90 % bars below then allow one miss (with 8 they asked for all)
     synth.write_sobench_corpus(root, n_clips=16, seed=11, n_sources=1, engine="ism",
                                rt60_s=None, snr_db=(25.0, 30.0), allow_motion=False)
     return root

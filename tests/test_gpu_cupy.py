@@ -75,6 +75,28 @@ def test_stft_float32_tolerance_from_dtype(xp_name):
 
 
 @pytest.mark.parametrize("xp_name", XP)
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6])
+def test_window_sums_of_a_padded_batch_equal_the_reference(xp_name, n):
+    """Clips of 1 to 12 frames zero-padded into one batch: each clip's sums are n times
+    the reference mean (its length when shorter than n), shifted inward at its own ends."""
+    from foakit.gpu.batch import window_sums
+
+    from .test_spatial import slow_smooth
+
+    xp = xpmod(xp_name)
+    lengths = [1, 2, 4, 7, 12]
+    rng = np.random.default_rng(n)
+    a = np.zeros((2, len(lengths), 12, 3))
+    for b, m in enumerate(lengths):
+        a[:, b, :m] = rng.normal(size=(2, m, 3))
+    got = host(window_sums(xp.asarray(a), n, np.array(lengths)))
+    for b, m in enumerate(lengths):
+        for c in range(2):
+            ref = slow_smooth(a[c, b, :m], n) * min(n, m)
+            assert np.allclose(got[c, b, :m], ref, atol=1e-12)
+
+
+@pytest.mark.parametrize("xp_name", XP)
 @pytest.mark.parametrize("az,el", [(0, 0), (90, 0), (-135, 30), (170, -60)])
 def test_plane_wave_features(xp_name, az, el):
     from foakit.gpu.batch import window_sums

@@ -58,10 +58,29 @@ def test_rotating_x_y_rotates_azimuth(az, el, rot):
     assert abs(e1 - e0) < 1e-6
 
 
+def slow_smooth(a, n):
+    """Mean over frames ``[s, s + n)`` along axis 0, ``s = t - n // 2`` moved inside the signal
+    (the whole signal when it is shorter than ``n``): the obviously-correct reference."""
+    t = a.shape[0]
+    out = np.empty(a.shape)
+    for i in range(t):
+        s = min(max(i - n // 2, 0), max(t - n, 0))
+        out[i] = a[s:min(s + n, t)].mean(axis=0)
+    return out
+
+
 def test_smooth_frames_is_a_centred_mean():
     a = np.arange(10, dtype=float)[None, :, None]
     s = smooth_frames(a, 3, axis=-2)[0, :, 0]
-    assert s[0] == pytest.approx(0.5) and s[5] == pytest.approx(5.0) and s[-1] == pytest.approx(8.5)
+    # every frame averages three: the edge windows are shifted inward, not cut
+    assert s[0] == pytest.approx(1.0) and s[5] == pytest.approx(5.0) and s[-1] == pytest.approx(8.0)
+    assert s[1] == s[0] and s[-2] == s[-1]
+
+
+@given(st.integers(1, 12), st.integers(1, 7), st.integers(0, 3))
+def test_smooth_frames_equals_slow_reference(n_frames, n, seed):
+    a = np.random.default_rng(seed).normal(size=(n_frames, 3))
+    assert np.allclose(smooth_frames(a, n, axis=0), slow_smooth(a, n), atol=1e-12)
 
 
 def test_frame_power_is_parseval():

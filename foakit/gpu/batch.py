@@ -48,6 +48,7 @@ from ..analysis import (
     finish_clip,
     set_doa_columns,
 )
+from ..backend import array_module
 from ..errors import ParameterError
 from ..kernels.histogram import cell_centers
 from ..kernels.spatial import (
@@ -163,28 +164,51 @@ def _on(stream: Any):
     return stream if stream is not None else contextlib.nullcontext()
 
 
-def window_sums(a: Any, n: int) -> Any:
-    """Centred sums over ``n`` frames along axis 2, stopping at the array's ends.
+def window_sums(a: Any, n: int, n_valid: Any = None) -> Any:
+    """Centred sums over ``n`` frames along axis 2, windows shifted inward at each clip's ends.
 
-    The time average of :mod:`foakit.kernels.dirac` (``n_smooth``), as sums: diffuseness
-    only needs their ratio.  Shifted slices are added (no cumulative sums, so quiet bins keep
-    their precision next to loud ones); frames past a clip's end must be zero beforehand.
+    The time average of :mod:`foakit.kernels.dirac` (``n_smooth``; see
+    :func:`foakit.kernels.spatial.smooth_frames`), as sums: diffuseness only needs their
+    ratio.  Shifted slices are added (no cumulative sums, so quiet bins keep their precision
+    next to loud ones); frames past a clip's end must be zero beforehand.  A clip's first
+    and last frames then take the sums of its nearest frame whose window fits (all its
+    frames when it is shorter than ``n``).
 
     Parameters
     ----------
     a : ndarray [shape=(L, B, T, F)]
     n : int
+    n_valid : ndarray [shape=(B,), dtype=int], optional
+        Frames of each clip (default ``T``); the frames after them are left as they are.
 
     Returns
     -------
     ndarray [shape=(L, B, T, F)]
     """
+    xp = array_module(a)
     out = a.copy()
     half = n // 2
-    for d in range(1, n - half):  # frames after t
+    after = n - half
+    for d in range(1, after):  # frames after t
         out[:, :, :-d] += a[:, :, d:]
     for d in range(1, half + 1):  # frames before t
         out[:, :, d:] += a[:, :, :-d]
+    if n <= 1:
+        return out
+    n_b, t = a.shape[1], a.shape[2]
+    nv = xp.full(n_b, t, dtype=xp.int64) if n_valid is None else xp.asarray(n_valid)
+    b = xp.arange(n_b)
+    last = xp.maximum(nv - after, 0)  # the last frame whose window fits (or the whole clip)
+    first = xp.minimum(half, last)
+    for d in range(half):  # leading frames take the first full window's sums
+        take = (d < first)[None, :, None]
+        out[:, :, d] = xp.where(take, out[:, b, first], out[:, :, d])
+    end = out[:, b, last]
+    for d in range(1, after):  # trailing frames take the last one's
+        idx = last + d
+        take = (idx < nv)[None, :, None]
+        idx = xp.minimum(idx, t - 1)
+        out[:, b, idx] = xp.where(take, end, out[:, b, idx])
     return out
 
 
@@ -203,8 +227,6 @@ def row_percentile(sorted_rows: Any, n_valid: np.ndarray, q: float) -> Any:
     q : float
         Percentile in [0, 100].
     """
-    from ..backend import array_module
-
     xp = array_module(sorted_rows)
     n = np.asarray(n_valid, dtype=np.int64)
     vi = (n - 1) * np.true_divide(q, 100)
@@ -228,8 +250,6 @@ def row_percentile(sorted_rows: Any, n_valid: np.ndarray, q: float) -> Any:
 
 def _row_median(sorted_rows: Any, n_valid: np.ndarray) -> Any:
     """``np.median`` of each sorted float32 row's first ``n_valid`` entries (float32)."""
-    from ..backend import array_module
-
     xp = array_module(sorted_rows)
     n = np.asarray(n_valid, dtype=np.int64)
     rows = xp.arange(n.shape[0])
@@ -363,8 +383,8 @@ def submit(x: Any, n_samples: np.ndarray, sample_rate: int, *, params: AnalysisP
         vmask = valid.reshape(-1)
         intensity *= vmask[None, :, None]
         energy *= vmask[:, None]
-        i_s = window_sums(intensity.reshape(3, n_b, t, n_f), params.smooth_frames)
-        e_s = window_sums(energy.reshape(1, n_b, t, n_f), params.smooth_frames)[0]
+        i_s = window_sums(intensity.reshape(3, n_b, t, n_f), params.smooth_frames, nv)
+        e_s = window_sums(energy.reshape(1, n_b, t, n_f), params.smooth_frames, nv)[0]
         psi = diffuseness_from_smoothed(i_s, e_s, vector_axis=0)
         fi = i_s[..., lo:hi].sum(axis=-1)
         fe = e_s[..., lo:hi].sum(axis=-1)

@@ -38,7 +38,8 @@ def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, int
     spec : ndarray [shape=(4, n_frames, n_bins), dtype=complex64]
         ambiX STFT (W, Y, Z, X).
     n_smooth : int
-        Frames of the centred time average for diffuseness (edges average fewer).
+        Frames of the centred time average for diffuseness (shifted inward at the edges,
+        as :func:`foakit.kernels.spatial.smooth_frames`).
     lo, hi : int
         Band ``lo <= f < hi`` for ``psi`` and ``frame_psi`` (``psi`` is 1 outside it).
     onset_ratio, n_prev, onset_floor : float, int, float
@@ -123,6 +124,14 @@ def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, int
             frame_psi[t] = min(max(fp, 0.0), 1.0)
         else:
             frame_psi[t] = 1.0
+    # edge frames: the window is shifted inward, not truncated (a 2-frame average lets noise
+    # bins pass as direct sound), i.e. each takes the values of the nearest frame whose
+    # window fits; a clip shorter than the window averages all its frames
+    for t in range(n_frames):
+        tc = max(0, min(max(t, half), n_frames - after))
+        if tc != t:
+            psi[t, lo:hi] = psi[tc, lo:hi]
+            frame_psi[t] = frame_psi[tc]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -64,7 +64,14 @@ def intensity_energy(spec: Any) -> tuple[Any, Any]:
 
 
 def smooth_frames(a: Any, n: int, *, axis: int = -2) -> Any:
-    """Centred moving average over ``n`` frames along ``axis`` (edges average fewer frames)."""
+    """Centred moving average over ``n`` frames along ``axis``.
+
+    Every frame averages ``n`` frames: frame ``t`` averages ``[t - n // 2, t - n // 2 + n)``,
+    and at the ends that window is shifted inward rather than cut (an average of fewer
+    frames is a biased diffuseness estimate: with two frames noise bins pass as direct
+    sound), so the first and last frames take the values of the nearest frame whose window
+    fits.  Signals shorter than ``n`` frames average all their frames.
+    """
     if n <= 1:
         return a
     xp = array_module(a)
@@ -74,10 +81,9 @@ def smooth_frames(a: Any, n: int, *, axis: int = -2) -> Any:
     c = xp.cumsum(a, axis=-1, dtype=np.float64)
     zero = xp.zeros(a.shape[:-1] + (1,), dtype=np.float64)
     c = xp.concatenate([zero, c], axis=-1)
-    half = n // 2
     idx = xp.arange(t)
-    hi = xp.minimum(idx + (n - half), t)
-    lo = xp.maximum(idx - half, 0)
+    lo = xp.clip(idx - n // 2, 0, max(t - n, 0))
+    hi = xp.minimum(lo + n, t)
     out = ((c[..., hi] - c[..., lo]) / (hi - lo)).astype(a.dtype, copy=False)
     return xp.moveaxis(out, -1, axis)
 
