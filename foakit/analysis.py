@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .conventions import vector_to_direction
+from .conventions import direction_to_vector, vector_to_direction
 from .events import (
     NO_DISTANCE,
     Event,
     assign_sources,
     echo_axes,
     events_from_cones,
+    label_frame_motion,
     link_tracks,
     moving_or_stationary,
     moving_tracks,
@@ -370,6 +371,8 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     if params.min_source_confidence > 0 and n_sources > 1:
         events = weak_sources_dropped(events, params.min_source_confidence)
         n_sources = assign_sources(events, params)
+    # motion labels of the events the cones call stationary, from the per-frame DOA
+    label_frame_motion(events, _frame_doa(frames), frame_rate=fr, params=params)
     if clip_psi < params.distance_min_psi:
         for ev in events:  # no reverberation to weigh the direct sound against
             ev.distance_m, ev.distance_proxy = None, NO_DISTANCE
@@ -388,6 +391,17 @@ def _blur(h: np.ndarray, sigma: float) -> np.ndarray:
         return h
     out = np.empty(h.shape, np.float32)
     blur_hist(np.ascontiguousarray(h, dtype=np.float32), gaussian_weights(float(sigma)), out)
+    return out
+
+
+def _frame_doa(frames: dict) -> np.ndarray:
+    """Per-frame DOA unit vector and weight (zero where no bin voted) from the frame table."""
+    az = frames["azimuth_deg"].astype(np.float64)
+    el = frames["elevation_deg"].astype(np.float64)
+    voted = np.isfinite(az) & np.isfinite(el)
+    out = np.zeros((len(az), 4))
+    out[voted, :3] = direction_to_vector(az[voted], el[voted])
+    out[voted, 3] = frames["doa_weight"][voted]
     return out
 
 

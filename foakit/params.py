@@ -162,6 +162,15 @@ class AnalysisParams:
     onset_merge_gap_s: float = 0.2
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
+    # a source moving through a room often gives a stationary histogram peak (the middle of
+    # its path, where its smeared votes pile up) and its cone sees only part of the path;
+    # an event still stationary is then tested on the clip's per-frame DOA within this many
+    # degrees of it: moving when the straight-line fit of its 0.2 s blocks' azimuth changes
+    # by at least motion_frame_min_deg and fits them within motion_frame_resid_deg (RMS).
+    # 0 turns the test off.  Set on foakit.synth single-source sets (see events.py)
+    motion_frame_cone_deg: float = 30.0
+    motion_frame_min_deg: float = 25.0
+    motion_frame_resid_deg: float = 15.0
     # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
     # by benchmarks/distance_calibration.py (see events.py)
     distance_rc_m: float = 1.2
@@ -195,6 +204,9 @@ class AnalysisParams:
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),
             ("min_source_confidence", 0.0 <= self.min_source_confidence <= 1.0),
             ("distance_min_psi", 0.0 <= self.distance_min_psi < 1.0),
+            ("motion_frame_cone_deg", 0.0 < self.motion_frame_cone_deg <= 180.0),
+            ("motion_frame_min_deg", self.motion_frame_min_deg >= 0.0),
+            ("motion_frame_resid_deg", self.motion_frame_resid_deg > 0.0),
         ]
         for name, ok in checks:
             if not ok:

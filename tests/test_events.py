@@ -14,6 +14,8 @@ from foakit.events import (
     _clip,
     _close,
     _smooth3_rows,
+    frame_motion,
+    label_frame_motion,
     link_tracks,
     moving_tracks,
 )
@@ -108,3 +110,75 @@ def test_track_weight_is_np_sum(values):
     got = Track(list(range(len(values))), [], values).weight
     ref = float(np.sum(values))
     assert got == ref and math.copysign(1.0, got) == math.copysign(1.0, ref)
+
+
+def _frame_doa(az, el=0.0, weight=1.0):
+    doa = np.zeros((len(az), 4))
+    doa[:, :3] = direction_to_vector(az, el)
+    doa[:, 3] = weight
+    return doa
+
+
+def test_frame_motion_finds_a_steady_sweep_and_its_ends():
+    """50 frames/s, 3 s sweeping 60 deg with +-5 deg jitter: right_to_left (azimuth rising)."""
+    rng = np.random.default_rng(0)
+    n = 150
+    az = np.linspace(-30, 30, n) + rng.uniform(-5, 5, n)
+    fit = frame_motion(_frame_doa(az), direction_to_vector(0.0, 0.0), frame_rate=50.0,
+                       params=AnalysisParams(motion_frame_cone_deg=40.0))
+    assert fit is not None
+    start, change = fit
+    assert abs(start + 30) < 4 and abs(change - 60) < 6
+    # the cone keeps out another source's frames: every third frame, louder, from a
+    # direction that moves the other way
+    az2 = az.copy()
+    az2[::3] = np.linspace(150, 90, n)[::3]
+    doa2 = _frame_doa(az2)
+    doa2[::3, 3] = 3.0
+    fit2 = frame_motion(doa2, direction_to_vector(0.0, 0.0), frame_rate=50.0,
+                        params=AnalysisParams(motion_frame_cone_deg=40.0))
+    assert fit2 is not None and abs(fit2[1] - 60) < 8
+
+
+@given(st.floats(-180, 180), st.floats(0, 12), st.integers(0, 50))
+@settings(max_examples=30)
+def test_frame_motion_leaves_a_scattered_stationary_source(az0, jitter, seed):
+    rng = np.random.default_rng(seed)
+    az = az0 + rng.uniform(-jitter, jitter, 200)
+    assert frame_motion(_frame_doa(az), direction_to_vector(az0, 0.0), frame_rate=50.0,
+                        params=AnalysisParams()) is None
+
+
+def test_frame_motion_needs_a_fit_and_enough_frames():
+    p = AnalysisParams(motion_frame_cone_deg=60.0)
+    axis = direction_to_vector(0.0, 0.0)
+    # a 40 deg change whose blocks jump about it by +-40 deg: no straight line
+    rng = np.random.default_rng(3)
+    az = np.linspace(-20, 20, 200) + np.repeat(rng.choice([-40.0, 40.0], 20), 10)
+    assert frame_motion(_frame_doa(az), axis, frame_rate=50.0, params=p) is None
+    # a clean sweep of 14 frames (under 1.5 blocks) or with no voted frames: too little
+    assert frame_motion(_frame_doa(np.linspace(-30, 30, 14)), axis, frame_rate=50.0,
+                        params=p) is None
+    assert frame_motion(_frame_doa(np.linspace(-30, 30, 100), weight=0.0), axis,
+                        frame_rate=50.0, params=p) is None
+    # and a change below motion_frame_min_deg
+    assert frame_motion(_frame_doa(np.linspace(-10, 10, 100)), axis, frame_rate=50.0,
+                        params=p) is None
+
+
+def test_label_frame_motion_relabels_only_stationary_events():
+    doa = _frame_doa(np.concatenate([np.zeros(50), np.linspace(60, -20, 150)]))
+    still = Event(0.0, 1.0, 0.0, 0.0, motion="stationary")
+    sweep = Event(1.0, 4.0, 20.0, 0.0, motion="stationary")
+    moving = Event(1.0, 4.0, 20.0, 0.0, motion="right_to_left", azimuth_start_deg=0.0,
+                   azimuth_end_deg=40.0)
+    p = AnalysisParams(motion_frame_cone_deg=50.0)
+    label_frame_motion([still, sweep, moving], doa, frame_rate=50.0, params=p)
+    assert still.motion == "stationary"
+    assert sweep.motion == "left_to_right"
+    assert abs(sweep.azimuth_start_deg - 60) < 3 and abs(sweep.azimuth_end_deg + 20) < 3
+    assert moving.motion == "right_to_left" and moving.azimuth_end_deg == 40.0
+    off = Event(1.0, 4.0, 20.0, 0.0, motion="stationary")
+    label_frame_motion([off], doa, frame_rate=50.0,
+                       params=AnalysisParams(motion_frame_min_deg=0.0))
+    assert off.motion == "stationary"

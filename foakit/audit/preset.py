@@ -27,4 +27,5 @@ AUDIT_PARAMS = AnalysisParams(
     echo_event_iou=0.5,
     min_source_confidence=0.1,
     event_merge_gap_s=1.0,
+    motion_frame_min_deg=0.0,  # the frame-DOA motion test came later (stop 10)
 )
