@@ -144,15 +144,42 @@ def test_doa_map_prominence_and_presence_on_plane_waves():
     az, el, share = m.strongest(2.0, 3.5, 25)
     assert abs(az + 90) <= 10 and abs(el + 10) <= 10 and share > 0.5
     pres = m.presence(60, None, 25)
-    # the longest run of present blocks is the source's span; a noise-only block can pass
-    # on its own (few bins pass the diffuseness gate there, so a cone's share of them is
-    # often above min_share: 28 of 60 draws of this scene had such blocks, at most 5 of 40)
-    runs = np.split(np.flatnonzero(pres), np.flatnonzero(np.diff(np.flatnonzero(pres)) > 1) + 1)
-    on = max(runs, key=len) * m.block_s
+    on = np.flatnonzero(pres) * m.block_s
     assert on.min() == pytest.approx(0.5, abs=0.3) and on.max() == pytest.approx(2.0, abs=0.3)
-    assert pres.sum() <= len(on) + 2
     # another source explains the strongest direction: excluding it raises the label
     assert m.prominence(-90, None, 0.5, 3.5, 25, exclude=[(60, None, 25)]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_presence_stays_off_in_noise_only_blocks(seed):
+    """Few bins pass the diffuseness gate in noise-only blocks, so a cone's share of them
+    is often above min_share by chance, and while the -90 deg source plays the 60 deg cone
+    is masked below the noise (its 15th percentile floor is then too low): the noise-only
+    stretches of the clip set the floor (with the 15th percentile alone, 28 of 60 draws of
+    this scene had 1-5 such blocks)."""
+    x = plane_wave_scene([(60, 20, 0.5, 2.0), (-90, -10, 2.0, 3.5)], duration=4.0, snr_db=25,
+                         seed=seed)
+    m = doa_map(x, 16000)
+    on = np.flatnonzero(m.presence(60, None, 25)) * m.block_s
+    assert len(on) and on.min() >= 0.2 and on.max() <= 2.3
+
+
+def test_presence_of_a_source_during_a_louder_steady_one():
+    """A source as loud as a steady one elsewhere: no quiet stretch to measure noise in, so
+    the cone's own floor (masked by the steady source) stays the reference."""
+    from foakit.conventions import encode_plane_wave
+
+    from .conftest import diffuse_field
+
+    rng = np.random.default_rng(0)
+    sr, n = 16000, 4 * 16000
+    other = np.zeros(n)
+    other[sr:2 * sr] = rng.normal(size=sr) * 0.1
+    x = (encode_plane_wave(rng.normal(size=n) * 0.1, -90, 0) + encode_plane_wave(other, 60, 10)
+         + diffuse_field(n, rng) * 0.1 * 10 ** (-25 / 20))
+    m = doa_map(x.astype(np.float32), sr)
+    on = np.flatnonzero(m.presence(60, None, 25)) * m.block_s
+    assert len(on) >= 5 and on.min() >= 0.9 and on.max() <= 2.1
 
 
 def test_hypotheses_are_involutions():

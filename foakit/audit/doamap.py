@@ -9,7 +9,7 @@ time resolution).  Any direction or time range can then be asked about after the
 * :meth:`DoaMap.cone_series`: energy per block inside a cone (or an azimuth wedge);
 * :meth:`DoaMap.share`: the cone's part of the directional energy in a time range;
 * :meth:`DoaMap.prominence`: that part relative to the strongest direction of the range;
-* :meth:`DoaMap.presence`: per block, is the direction sounding (level above the cone's own
+* :meth:`DoaMap.presence`: per block, is the direction sounding (level above the cone's
   noise floor and a fair share of the block's energy)?
 """
 
@@ -179,8 +179,13 @@ class DoaMap:
         """Per block: is the direction sounding?
 
         A block counts when the cone's level (smoothed over ``smooth`` blocks) is
-        ``rise_db`` above the cone's noise floor (its 15th percentile over the clip) and the
-        cone holds at least ``min_share`` of the block's directional energy.
+        ``rise_db`` above the cone's noise floor and the cone holds at least ``min_share`` of
+        the block's directional energy.  The noise floor is the cone's 15th percentile over
+        the clip, or, when the clip has noise-only stretches (blocks within 3 dB of its
+        15th-percentile band level, which its 90th percentile exceeds by 10 dB), the cone's
+        median level there if higher: while another source plays, a cone is masked below
+        the noise, and in noise-only blocks, where few bins pass the diffuseness gate, a
+        cone's share of them is often above ``min_share`` by chance.
         """
         e = self.cone_series(az, el, tol_deg).astype(np.float64)
         tot = self.energy.reshape(self.n_blocks, -1).sum(axis=1).astype(np.float64)
@@ -190,6 +195,14 @@ class DoaMap:
             tot = np.convolve(tot, k, mode="same")
         lev = 10.0 * np.log10(np.maximum(e, 1e-20))
         floor = float(np.percentile(lev, 15)) if len(lev) else 0.0
+        # where the clip has noise-only stretches (its broadband level 10 dB below its loud
+        # part), the cone's noise is measured there
+        if len(lev) >= 3:
+            band = 20.0 * np.log10(np.maximum(self.total.astype(np.float64), 1e-20))
+            low = np.percentile(band, 15)
+            quiet = band <= low + 3.0
+            if np.percentile(band, 90) - low >= 10.0 and quiet.sum() >= 3:
+                floor = max(floor, float(np.median(lev[quiet])))
         share = np.where(tot > 0, e / np.maximum(tot, 1e-30), 0.0)
         return (lev >= floor + rise_db) & (share >= min_share)
 
