@@ -182,3 +182,21 @@ def test_label_frame_motion_relabels_only_stationary_events():
     label_frame_motion([off], doa, frame_rate=50.0,
                        params=AnalysisParams(motion_frame_min_deg=0.0))
     assert off.motion == "stationary"
+
+
+@given(st.floats(-180, 180), st.floats(30, 120), st.sampled_from([-1, 1]), st.integers(0, 20))
+@settings(max_examples=40)
+def test_frame_motion_is_rotation_invariant_across_the_wrap(rot, span, sign, seed):
+    """Rotating the frames and the event's direction together (paths crossing +-180 deg
+    included) moves the fitted start by the rotation and keeps the change."""
+    rng = np.random.default_rng(seed)
+    az = sign * np.linspace(-span / 2, span / 2, 200) + rng.uniform(-3, 3, 200)
+    p = AnalysisParams(motion_frame_cone_deg=70.0)
+    ref = frame_motion(_frame_doa(az), direction_to_vector(0.0, 0.0), frame_rate=50.0,
+                       params=p)
+    got = frame_motion(_frame_doa((az + rot + 180) % 360 - 180), direction_to_vector(rot, 0.0),
+                       frame_rate=50.0, params=p)
+    assert ref is not None and got is not None
+    assert abs(got[1] - ref[1]) < 1e-6 * max(1.0, abs(ref[1]))
+    assert abs((got[0] - ref[0] - rot + 180) % 360 - 180) < 1e-6
+    assert np.sign(ref[1]) == sign
