@@ -15,15 +15,12 @@ from .conventions import direction_to_vector, vector_to_direction
 from .events import (
     NO_DISTANCE,
     Event,
-    assign_sources,
     echo_axes,
     events_from_cones,
-    label_frame_motion,
     link_tracks,
     moving_or_stationary,
     moving_tracks,
     source_axes,
-    weak_sources_dropped,
 )
 from .io import Clip
 from .kernels.activity import (
@@ -40,6 +37,7 @@ from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
 from .kernels.spatial import clip_histogram, frame_power, parseval_weights, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
+from .sources import assign_sources, label_frame_motion, weak_sources_dropped
 
 __all__ = ["ClipAnalysis", "analyze_clip", "analyze_samples", "detect_activity", "FRAME_COLUMNS"]
 

@@ -14,12 +14,11 @@ from foakit.events import (
     _clip,
     _close,
     _smooth3_rows,
-    frame_motion,
-    label_frame_motion,
     link_tracks,
     moving_tracks,
 )
 from foakit.params import AnalysisParams
+from foakit.sources import frame_motion, label_frame_motion
 
 
 @given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 30))

@@ -255,7 +255,8 @@ def test_reflection_events_sharing_onset_and_span_collapse_to_the_direct_sound()
 
 
 def test_weak_sources_are_dropped_relative_to_the_most_confident():
-    from foakit.events import Event, weak_sources_dropped
+    from foakit.events import Event
+    from foakit.sources import weak_sources_dropped
 
     evs = [Event(0.0, 1.0, 0.0, 0.0, confidence=0.4, source=0),
            Event(2.0, 3.0, 0.0, 0.0, confidence=0.01, source=0),  # a faint event of a kept one
@@ -267,7 +268,8 @@ def test_weak_sources_are_dropped_relative_to_the_most_confident():
 
 
 def test_pieces_of_a_moving_source_share_one_source_id():
-    from foakit.events import Event, assign_sources
+    from foakit.events import Event
+    from foakit.sources import assign_sources
 
     params = AnalysisParams()
 
