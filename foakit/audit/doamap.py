@@ -47,6 +47,7 @@ class DoaMap:
     energy: np.ndarray
     total: np.ndarray
     _adj: dict = field(default_factory=dict, repr=False)
+    _quiet: list = field(default_factory=list, repr=False)
 
     @property
     def n_blocks(self) -> int:
@@ -195,16 +196,27 @@ class DoaMap:
             tot = np.convolve(tot, k, mode="same")
         lev = 10.0 * np.log10(np.maximum(e, 1e-20))
         floor = float(np.percentile(lev, 15)) if len(lev) else 0.0
-        # where the clip has noise-only stretches (its broadband level 10 dB below its loud
-        # part), the cone's noise is measured there
-        if len(lev) >= 3:
-            band = 20.0 * np.log10(np.maximum(self.total.astype(np.float64), 1e-20))
-            low = np.percentile(band, 15)
-            quiet = band <= low + 3.0
-            if np.percentile(band, 90) - low >= 10.0 and quiet.sum() >= 3:
-                floor = max(floor, float(np.median(lev[quiet])))
+        quiet = self.quiet_blocks()
+        if quiet is not None:
+            floor = max(floor, float(np.median(lev[quiet])))
         share = np.where(tot > 0, e / np.maximum(tot, 1e-30), 0.0)
         return (lev >= floor + rise_db) & (share >= min_share)
+
+
+    def quiet_blocks(self) -> np.ndarray | None:
+        """The clip's noise-only stretches for :meth:`presence`: blocks within 3 dB of its
+        15th-percentile band level when its 90th percentile is 10 dB above that (at least
+        three blocks), else None.  Made once per map (it does not depend on the cone)."""
+        if not self._quiet:
+            quiet = None
+            if self.n_blocks >= 3:
+                band = 20.0 * np.log10(np.maximum(self.total.astype(np.float64), 1e-20))
+                low = np.percentile(band, 15)
+                mask = band <= low + 3.0
+                if np.percentile(band, 90) - low >= 10.0 and mask.sum() >= 3:
+                    quiet = mask
+            self._quiet.append(quiet)
+        return self._quiet[0]
 
 
 def doa_map(
