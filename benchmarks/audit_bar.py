@@ -57,9 +57,9 @@ def by_kind(changes: list[dict], flagged: set, key) -> dict:
 
 
 def run_sobench(tmp: str, args, corpus_kw: dict) -> dict:
-    from foakit.audit.inject import inject_sobench_errors, mirror_sobench_labels
-    from foakit.audit.sobench import audit_sobench
-    from foakit.synth.layouts import write_sobench_corpus
+    from foakit.bench.sobench.audit import audit_sobench
+    from foakit.bench.sobench.inject import inject_sobench_errors, mirror_sobench_labels
+    from foakit.bench.sobench.synth import write_sobench_corpus
 
     clean = os.path.join(tmp, "sobench_clean")
     write_sobench_corpus(clean, n_clips=args.clips, seed=args.seed, engine="ism", **corpus_kw)
@@ -98,9 +98,9 @@ def run_sobench(tmp: str, args, corpus_kw: dict) -> dict:
 def run_starss(tmp: str, args, corpus_kw: dict) -> dict:
     import soundfile as sf
 
-    from foakit.audit.inject import inject_starss_errors, transform_starss_labels
-    from foakit.audit.starss import audit_starss
-    from foakit.synth.layouts import write_starss_corpus
+    from foakit.bench.starss.audit import audit_starss
+    from foakit.bench.starss.inject import inject_starss_errors, transform_starss_labels
+    from foakit.bench.starss.synth import write_starss_corpus
 
     root = os.path.join(tmp, "starss")
     write_starss_corpus(root, n_clips=args.starss_clips, seed=args.seed, engine="ism",

@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{args.distinct} distinct {args.clip_s:.0f} s clips rendered "
         f"({time.perf_counter() - t0:.1f} s); throughput set: {n_clips} clips = "
         f"{audio_s / 3600:.2f} h")
-    from foakit.synth import make_demo_corpus
+    from foakit.bench.sobench.synth import make_demo_corpus
 
     make_demo_corpus(work / "demo", n_clips=8)
     audio = write_corpus(work / "corpus", DISTINCT, n_clips)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def table(root: Path, workers: int | None) -> str:
-    from foakit.baselines.sobench import run_baseline
-    from foakit.bench.sobench import load_qa
-    from foakit.scoring.sobench import format_comparison, score_predictions
+    from foakit.bench.sobench.baselines import run_baseline
+    from foakit.bench.sobench.format import load_qa
+    from foakit.bench.sobench.scoring import format_comparison, score_predictions
 
     items = load_qa(root, "test").items
     reports = {}
@@ -29,7 +29,7 @@ def table(root: Path, workers: int | None) -> str:
 
 
 def main() -> int:
-    from foakit.synth import write_sobench_corpus
+    from foakit.bench.sobench.synth import write_sobench_corpus
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=int, default=100)

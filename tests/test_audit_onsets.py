@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from foakit.audit.onsets import elevation_votes, onset_directions
-from foakit.audit.starss_config import StarssAuditConfig
-from foakit.audit.starss_events import _onset_elevation
-from foakit.bench.starss import SourceTrack
+from foakit.bench.starss.audit_config import StarssAuditConfig
+from foakit.bench.starss.audit_events import _onset_elevation
+from foakit.bench.starss.format import SourceTrack
 
 SR = 16000
 
@@ -115,8 +115,8 @@ def test_onset_elevation_sign_both_ways(el):
 
 
 def test_sobench_onset_side():
-    from foakit.audit.sobench_config import SobenchAuditConfig
-    from foakit.audit.sobench_direction import _onset_side
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+    from foakit.bench.sobench.audit_direction import _onset_side
 
     cfg = SobenchAuditConfig()
     assert _onset_side({"label": 0, "flipped": 3}, cfg) == "flipped"
@@ -131,7 +131,7 @@ def test_both_audits_share_the_onset_thresholds():
     from dataclasses import fields
 
     from foakit.audit.onsets import OnsetCheckConfig, onset_side
-    from foakit.audit.sobench_config import SobenchAuditConfig
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
 
     shared = {f.name: f.default for f in fields(OnsetCheckConfig)}
     for cls in (SobenchAuditConfig, StarssAuditConfig):

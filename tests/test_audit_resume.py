@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from foakit.audit import audit_sobench, audit_starss
-from foakit.audit import common as audit_common
+from foakit.audit import runner as audit_runner
 from foakit.audit.checkpoint import INDEX_FILE, EstimateStore, StoredClips
+from foakit.bench.sobench.audit import audit_sobench
+from foakit.bench.starss.audit import audit_starss
 from foakit.params import AnalysisParams
 from foakit.pool import WORKER_DIED
 
@@ -27,8 +28,10 @@ OUTPUTS = ("flags.jsonl", "verdicts.jsonl", "summary.json", "index.md")
 def corpora(tmp_path_factory):
     """Tiny SO-Bench and STARSS corpora with injected label errors (so there are flags and
     figures to compare)."""
-    from foakit.audit.inject import inject_sobench_errors, inject_starss_errors
-    from foakit.synth.layouts import write_sobench_corpus, write_starss_corpus
+    from foakit.bench.sobench.inject import inject_sobench_errors
+    from foakit.bench.sobench.synth import write_sobench_corpus
+    from foakit.bench.starss.inject import inject_starss_errors
+    from foakit.bench.starss.synth import write_starss_corpus
 
     base = tmp_path_factory.mktemp("resume")
     write_sobench_corpus(base / "so_clean", **TINY)
@@ -201,7 +204,7 @@ def _crash_on_marked_clips(jobs, channel_order, params_d, folder):
     dies the way a crashing decoder would."""
     if any(j.audio_id == _crash_on_marked_clips.victim for j in jobs):
         os._exit(3)
-    return audit_common._REAL_WORK(jobs, channel_order, params_d, folder)
+    return audit_runner._REAL_WORK(jobs, channel_order, params_d, folder)
 
 
 def test_a_worker_crash_costs_only_its_clip_and_is_recorded(corpora, tmp_path, monkeypatch):
@@ -209,8 +212,8 @@ def test_a_worker_crash_costs_only_its_clip_and_is_recorded(corpora, tmp_path, m
     clean = audit_sobench(root, workers=1)
     victim = sorted(clean.clips)[5]
     _crash_on_marked_clips.victim = victim
-    monkeypatch.setattr(audit_common, "_REAL_WORK", audit_common._work, raising=False)
-    monkeypatch.setattr(audit_common, "_work", _crash_on_marked_clips)
+    monkeypatch.setattr(audit_runner, "_REAL_WORK", audit_runner._work, raising=False)
+    monkeypatch.setattr(audit_runner, "_work", _crash_on_marked_clips)
     est = tmp_path / "est"
     r = audit_sobench(root, workers=2, estimates_dir=est)
     assert [e for _, e in r.failures] == [WORKER_DIED]
@@ -220,7 +223,7 @@ def test_a_worker_crash_costs_only_its_clip_and_is_recorded(corpora, tmp_path, m
     got = {v.key["qa_id"]: v.to_dict() for v in r.verdicts if v.key["audio_id"] != victim}
     assert got == want
     # the failure is checkpointed: a re-run does not touch the clip, --retry-errors does
-    monkeypatch.setattr(audit_common, "_work", audit_common._REAL_WORK)
+    monkeypatch.setattr(audit_runner, "_work", audit_runner._REAL_WORK)
     again = audit_sobench(root, workers=1, estimates_dir=est)
     assert again.checkpoints["analysed"] == 0 and again.failures == r.failures
     fixed = audit_sobench(root, workers=1, estimates_dir=est, retry_errors=True)

@@ -9,18 +9,19 @@ import sys
 import numpy as np
 import pytest
 
-from foakit.audit.common import ClipEstimate, apply_hypothesis, estimate_clip
 from foakit.audit.conventions import CandidateScore, decide
 from foakit.audit.doamap import doa_map
+from foakit.audit.estimates import ClipEstimate, estimate_clip
 from foakit.audit.evidence import best_onset, onset_score, span_shift
-from foakit.audit.sobench import (
+from foakit.audit.hypotheses import apply_hypothesis
+from foakit.bench.sobench.audit import (
     SobenchAuditConfig,
     audit_clip,
     audit_sobench,
     class_vocabulary,
     clip_claims,
 )
-from foakit.bench.sobench import QAItem
+from foakit.bench.sobench.format import QAItem
 
 from .conftest import plane_wave_scene
 
@@ -215,8 +216,8 @@ CORPUS = dict(n_clips=14, seed=5, engine="ism", rt60_s=None, snr_db=(20.0, 30.0)
 
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
-    from foakit.audit.inject import inject_sobench_errors, mirror_sobench_labels
-    from foakit.synth.layouts import write_sobench_corpus
+    from foakit.bench.sobench.inject import inject_sobench_errors, mirror_sobench_labels
+    from foakit.bench.sobench.synth import write_sobench_corpus
 
     base = tmp_path_factory.mktemp("sobench")
     clean = base / "clean"
@@ -316,7 +317,7 @@ def test_cli_sobench_outputs_and_exit_codes(corpora, tmp_path):
     assert figs[0] in index
     # a missing audio file: audited from the corpus only, exit status 1
     broken = tmp_path / "broken"
-    from foakit.audit.inject import mirror_sobench_labels
+    from foakit.bench.sobench.inject import mirror_sobench_labels
 
     mirror_sobench_labels(corpora["clean"], broken, hypothesis="declared")
     victim = sorted((broken / "audio" / "test").iterdir())[0]
@@ -335,9 +336,9 @@ def test_config_validation():
 
 
 def test_event_elevation_flip_needs_the_mirrored_elevation_and_an_unambiguous_event():
-    from foakit.audit.common import DoaEstimate
-    from foakit.audit.sobench_config import SobenchAuditConfig
-    from foakit.audit.sobench_direction import _Ctx, _event_elevation_flip
+    from foakit.audit.estimates import DoaEstimate
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+    from foakit.bench.sobench.audit_direction import _Ctx, _event_elevation_flip
 
     def ctx(events):
         doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), events)
@@ -363,12 +364,12 @@ def test_event_elevation_flip_needs_the_mirrored_elevation_and_an_unambiguous_ev
 
 
 def test_event_time_shift_and_arbitration_by_the_class_event():
-    from foakit.audit.common import DoaEstimate
     from foakit.audit.doamap import DoaMap
-    from foakit.audit.sobench_claims import TimeClaim
-    from foakit.audit.sobench_config import SobenchAuditConfig
-    from foakit.audit.sobench_direction import _Ctx
-    from foakit.audit.sobench_time import _arbitrate, _class_events, _event_time_shift
+    from foakit.audit.estimates import DoaEstimate
+    from foakit.bench.sobench.audit_claims import TimeClaim
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+    from foakit.bench.sobench.audit_direction import _Ctx
+    from foakit.bench.sobench.audit_time import _arbitrate, _class_events, _event_time_shift
 
     def ctx(events, **cfg):
         # an empty energy map (the presence votes abstain): only the events speak

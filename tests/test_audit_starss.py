@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from foakit.audit.common import DoaEstimate
-from foakit.audit.starss import (
+from foakit.audit.estimates import DoaEstimate
+from foakit.bench.starss.audit import (
     StarssAuditConfig,
     _match_clip,
     _metrics,
@@ -18,7 +18,7 @@ from foakit.audit.starss import (
     match_window,
     window_references,
 )
-from foakit.bench.starss import SourceTrack, read_label_csv, rows_to_tracks
+from foakit.bench.starss.format import SourceTrack, read_label_csv, rows_to_tracks
 from foakit.conventions import direction_to_vector
 
 
@@ -73,8 +73,8 @@ CORPUS = dict(n_clips=10, seed=2, engine="ism", rt60_s=None, snr_db=(20.0, 30.0)
 
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
-    from foakit.audit.inject import inject_starss_errors, transform_starss_labels
-    from foakit.synth.layouts import write_starss_corpus
+    from foakit.bench.starss.inject import inject_starss_errors, transform_starss_labels
+    from foakit.bench.starss.synth import write_starss_corpus
 
     base = tmp_path_factory.mktemp("starss")
     clean = base / "clean"
@@ -177,8 +177,8 @@ def test_injection_really_changes_labels(corpora):
 
 
 def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
-    from foakit.audit.starss import StarssAuditConfig
-    from foakit.audit.starss_events import _event_support
+    from foakit.bench.starss.audit import StarssAuditConfig
+    from foakit.bench.starss.audit_events import _event_support
 
     cfg = StarssAuditConfig()
     frames = np.arange(20, 60)  # 2.0-6.0 s
@@ -205,8 +205,8 @@ def test_an_analysed_event_vouches_only_for_a_matching_stationary_track():
 
 
 def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it():
-    from foakit.audit.starss import StarssAuditConfig
-    from foakit.audit.starss_events import _onset_contradiction
+    from foakit.bench.starss.audit import StarssAuditConfig
+    from foakit.bench.starss.audit_events import _onset_contradiction
 
     cfg = StarssAuditConfig()
     frames = np.arange(20, 60)  # 2.0-6.0 s
@@ -238,8 +238,8 @@ def test_an_onset_event_where_a_convention_error_puts_the_label_contradicts_it()
 
 
 def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
-    from foakit.audit.starss import StarssAuditConfig
-    from foakit.audit.starss_events import _event_shift
+    from foakit.bench.starss.audit import StarssAuditConfig
+    from foakit.bench.starss.audit_events import _event_shift
 
     cfg = StarssAuditConfig()
     frames = np.arange(30, 60)  # labelled 3.0-6.0 s
@@ -265,8 +265,8 @@ def test_an_event_spanning_the_labelled_frames_moved_gives_the_time_shift():
 
 
 def test_events_that_veto_the_energy_maps_verdicts():
-    from foakit.audit.starss import StarssAuditConfig
-    from foakit.audit.starss_events import (
+    from foakit.bench.starss.audit import StarssAuditConfig
+    from foakit.bench.starss.audit_events import (
         _event_in_span,
         _onset_contradiction,
         _onset_in_azimuth,
@@ -297,8 +297,8 @@ def test_events_that_veto_the_energy_maps_verdicts():
 
 def _clip_with(peak_az, events, n_blocks=80, src_az=-70.0, el=10.0):
     """A ClipEstimate whose map and DOA peaks hold one source (0.4 s windows)."""
-    from foakit.audit.common import ClipEstimate
     from foakit.audit.doamap import DoaMap
+    from foakit.audit.estimates import ClipEstimate
 
     energy = np.zeros((n_blocks, 36, 18), np.float32)
     ia, ie = int((src_az + 180) // 10), int((el + 90) // 10)
@@ -314,7 +314,7 @@ def _clip_with(peak_az, events, n_blocks=80, src_az=-70.0, el=10.0):
 
 
 def test_an_onset_contradiction_needs_the_matched_peaks_to_disagree_too():
-    from foakit.audit.starss import audit_tracks
+    from foakit.bench.starss.audit import audit_tracks
 
     frames = np.arange(20, 60)
     tracks = {(1, 0): SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))}

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from foakit.baselines.sobench import (
+from foakit.bench.sobench.baselines import (
     abstention,
     dsp_predictions,
     oracle_predictions,
@@ -19,9 +19,9 @@ from foakit.baselines.sobench import (
     select_event,
     source_blocks,
 )
-from foakit.bench.sobench import TASKS, QAItem, load_qa, parse_question, read_predictions
+from foakit.bench.sobench.format import TASKS, QAItem, load_qa, parse_question, read_predictions
+from foakit.bench.sobench.scoring import ScoreConfig, extract_text_values, score_predictions
 from foakit.errors import ParameterError
-from foakit.scoring.sobench import ScoreConfig, extract_text_values, score_predictions
 
 PATH = "audio/test/foa_a.wav"
 

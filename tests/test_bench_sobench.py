@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from foakit.bench.sobench import (
+from foakit.bench.sobench.format import (
     TASKS,
     load_qa,
     parse_question,

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from foakit.bench.sobench import QAItem, load_qa
-from foakit.errors import ParameterError
-from foakit.scoring.sobench import (
+from foakit.bench.sobench.format import QAItem, load_qa
+from foakit.bench.sobench.scoring import (
     ScoreConfig,
     angle_error_deg,
     extract_text_values,
@@ -23,6 +22,7 @@ from foakit.scoring.sobench import (
     score_predictions,
     word_error_rate,
 )
+from foakit.errors import ParameterError
 
 
 def qa(task, meta=None, *, qa_id="q1", question="?", canonical="", answer=""):

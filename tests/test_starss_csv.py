@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from foakit.bench.starss import (
+from foakit.bench.starss.format import (
     LabelRow,
     SourceTrack,
     metadata_files,

@@ -13,30 +13,26 @@ import soundfile as sf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from foakit.bench.sobench.questions_synth import ENDINGS, GENERATED_TASKS, PREAMBLES, TEMPLATES
+from foakit.bench.sobench.synth import make_demo_corpus, write_sobench_corpus
+from foakit.bench.starss.synth import STARSS_CLASSES, starss_rows, write_starss_corpus
 from foakit.conventions import angular_distance, to_internal, vector_to_direction, wrap_azimuth
 from foakit.errors import BackendUnavailable, ParameterError
 from foakit.synth import (
     KINDS,
     LABELS,
-    STARSS_CLASSES,
-    TASKS,
     Scene,
     Source,
     diffuse_noise,
     direct_snr_db,
-    make_demo_corpus,
     random_scene,
     render_scene,
     resolve_engine,
     room_geometry,
     room_impulse_response,
     source_signal,
-    starss_rows,
-    write_sobench_corpus,
-    write_starss_corpus,
     write_wav,
 )
-from foakit.synth.qa import ENDINGS, PREAMBLES, TEMPLATES
 
 SR = 16000
 
@@ -325,7 +321,7 @@ def test_sobench_corpus_records_match_truth(tmp_path):
     qa = _read_jsonl(tmp_path / "c" / "qa" / "test.jsonl")
     truth = {t["audio_id"]: t for t in _read_jsonl(tmp_path / "c" / "truth" / "scenes.jsonl")}
     assert len(truth) == 6 and len({r["qa_id"] for r in qa}) == len(qa)
-    assert {r["task_name"] for r in qa} >= set(TASKS) - {"multi_hop", "compare_distance",
+    assert {r["task_name"] for r in qa} >= set(GENERATED_TASKS) - {"multi_hop", "compare_distance",
                                                          "compare_elevation"}
     for r in qa:
         assert _KEYS <= set(r)
@@ -389,12 +385,12 @@ def test_sobench_corpus_records_match_truth(tmp_path):
 
 
 def test_question_templates_name_sources_like_sobench():
-    for task in TASKS:
+    for task in GENERATED_TASKS:
         assert len(TEMPLATES[task]) >= 3 and ENDINGS[task].startswith(
             "Answer in one natural sentence")
     scene = Scene([Source(50.0, 20.0, 1.0, 1.0, 3.0, "dog"),
                    Source(-170.0, -10.0, 3.0, 2.5, 6.0, "gong")], 8.0)
-    from foakit.synth import make_qa_items
+    from foakit.bench.sobench.questions_synth import make_qa_items
 
     seen = set()
     for k in range(40):

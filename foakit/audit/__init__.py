@@ -1,31 +1,45 @@
-"""Label audits: check benchmark labels against the rest of the corpus and the signal.
+"""The audit core: what every benchmark's label audit shares; it names no benchmark.
 
-* :func:`audit_sobench` (:mod:`foakit.audit.sobench`): SO-Bench QA labels.
-* :func:`audit_starss` (:mod:`foakit.audit.starss`): STARSS / DCASE label CSVs.
-* :mod:`foakit.audit.conventions`: the corpus-wide convention audit (FuMa read as ambiX,
-  mirrored azimuth, front-back flip, Y/X swap, elevation sign).
-* :func:`write_report` (:mod:`foakit.audit.report`): flags.jsonl, verdicts.jsonl,
-  summary.json, figures, index.md.
-* :mod:`foakit.audit.inject`: known label errors injected into a corpus, to measure an audit.
-* :mod:`foakit.audit.checkpoint`: per-clip checkpoints of the signal evidence, so that a
-  re-run resumes (``estimates_dir``).
+* :mod:`.verdicts`: :class:`LabelVerdict`, :class:`AuditResult`, the confidence formulas.
+* :mod:`.hypotheses`: the convention hypotheses (angle maps, channel-order re-decoding).
+* :mod:`.estimates`, :mod:`.runner`, :mod:`.checkpoint`: per-clip signal evidence, computed
+  in worker processes and checkpointed so that a re-run resumes.
+* :mod:`.run`: :func:`~.run.run_audit`, the run skeleton every FOA audit calls.
+* :mod:`.doamap`, :mod:`.onsets`, :mod:`.evidence`: the time x direction energy map, onset
+  directions, span and onset evidence.
+* :mod:`.conventions`: the corpus-wide convention decision.
+* :mod:`.report`, :mod:`.plots`: flags.jsonl, verdicts.jsonl, summary.json, figures, index.md.
+
+The benchmark audits live with their benchmarks (:mod:`foakit.bench.sobench.audit`,
+:mod:`foakit.bench.starss.audit`); ``audit_sobench`` and ``audit_starss`` stay importable
+from here for one release.
 """
 
 from __future__ import annotations
 
-from .common import ANGLE_HYPOTHESES, VERDICTS, AuditResult, LabelVerdict
+from .hypotheses import ANGLE_HYPOTHESES
 from .report import write_report
-from .sobench import SobenchAuditConfig, audit_sobench
-from .starss import StarssAuditConfig, audit_starss
+from .verdicts import VERDICTS, AuditResult, LabelVerdict
 
 __all__ = [
     "ANGLE_HYPOTHESES",
     "VERDICTS",
     "AuditResult",
     "LabelVerdict",
-    "SobenchAuditConfig",
-    "StarssAuditConfig",
-    "audit_sobench",
-    "audit_starss",
     "write_report",
 ]
+
+_MOVED = {
+    "SobenchAuditConfig": "foakit.bench.sobench.audit",
+    "audit_sobench": "foakit.bench.sobench.audit",
+    "StarssAuditConfig": "foakit.bench.starss.audit",
+    "audit_starss": "foakit.bench.starss.audit",
+}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,8 +40,8 @@ from ..conventions import check_channel_order
 from ..errors import FoakitError
 from ..jsonl import append_records, read_records
 from ..params import AnalysisParams
-from .common import ClipEstimate, DoaEstimate, drop_doa_maps
 from .doamap import DoaMap
+from .estimates import ClipEstimate, DoaEstimate, drop_doa_maps
 from .preset import AUDIT_PARAMS
 
 __all__ = ["ESTIMATES_DIR", "INDEX_FILE", "EstimateStore", "StoredClips", "save_estimate",

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..conventions import azimuth_difference
-from .common import AuditResult, ClipEstimate, LabelVerdict
+from .estimates import ClipEstimate
+from .verdicts import AuditResult, LabelVerdict
 
 __all__ = ["plot_item", "plot_error_rose", "plot_error_vs_diffuseness", "direction_errors"]
 

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from ..conventions import CONVENTIONS
-from .common import AuditResult, LabelVerdict, _jsonable
+from .verdicts import AuditResult, LabelVerdict, jsonable
 
 __all__ = ["write_report", "flag_record", "FLAGS_FILE", "VERDICTS_FILE", "SUMMARY_FILE",
            "INDEX_FILE"]
@@ -103,10 +103,10 @@ def write_report(
                 corpus_figs.append(name)
             except Exception:
                 continue
-    flags_text = "".join(json.dumps(_jsonable(flag_record(v, figure=fig_of.get(i))),
+    flags_text = "".join(json.dumps(jsonable(flag_record(v, figure=fig_of.get(i))),
                                     allow_nan=False) + "\n" for i, v in flagged)
     _atomic_write(out / FLAGS_FILE, flags_text)
-    verdict_text = "".join(json.dumps(_jsonable(v.to_dict()), allow_nan=False) + "\n"
+    verdict_text = "".join(json.dumps(jsonable(v.to_dict()), allow_nan=False) + "\n"
                            for v in result.verdicts)
     _atomic_write(out / VERDICTS_FILE, verdict_text)
     summary = dict(result.summary)
@@ -114,7 +114,7 @@ def write_report(
     summary["conventions"] = CONVENTIONS
     summary["files"] = {"flags": FLAGS_FILE, "verdicts": VERDICTS_FILE, "index": INDEX_FILE,
                         "figures": corpus_figs + sorted(fig_of.values())}
-    _atomic_write(out / SUMMARY_FILE, json.dumps(_jsonable(summary), indent=2,
+    _atomic_write(out / SUMMARY_FILE, json.dumps(jsonable(summary), indent=2,
                                                  allow_nan=False))
     _atomic_write(out / INDEX_FILE, _index(result, summary, flagged, fig_of, corpus_figs))
     return {"flags": out / FLAGS_FILE, "verdicts": out / VERDICTS_FILE,

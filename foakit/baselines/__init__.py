@@ -1,1 +1,1 @@
-"""Reference answers for benchmarks: oracle (upper bound), prior (floor) and DSP (blind)."""
+"""Former home of the baselines; each benchmark's now live in ``foakit.bench.<name>.baselines``."""

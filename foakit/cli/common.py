@@ -15,15 +15,23 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def add_benchmark_command(sub: argparse._SubParsersAction, name: str, *, help: str,
-                          description: str, benchmarks) -> None:
-    """A command with one sub-command per benchmark (``foakit baseline sobench ...``):
-    each function in ``benchmarks`` adds its sub-parser and sets ``benchmark_run``."""
+def add_registered_command(sub: argparse._SubParsersAction, name: str, hook: str, *,
+                           help: str, description: str) -> argparse.ArgumentParser:
+    """A command with one sub-command per registered benchmark (``foakit score sobench``).
+
+    Every benchmark of :data:`foakit.bench.BENCHMARKS` whose ``cli`` module has the function
+    ``hook`` adds its sub-parser with it; that parser sets ``func`` (or ``benchmark_run``).
+    """
+    from ..bench import cli_modules
+
     p = sub.add_parser(name, help=help, description=description)
     bench = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
-    for add in benchmarks:
-        add(bench)
+    for _, module in cli_modules():
+        add = getattr(module, hook, None)
+        if add is not None:
+            add(bench)
     p.set_defaults(func=run_benchmark, _parser=p)
+    return p
 
 
 def run_benchmark(args: argparse.Namespace) -> int:

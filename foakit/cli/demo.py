@@ -26,9 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def sobench_table(corpus: str, analysis: str) -> str:
     """Per-task scores of the oracle / dsp / prior baselines on an SO-Bench-layout corpus."""
-    from ..baselines.sobench import run_baseline
-    from ..bench.sobench import load_qa
-    from ..scoring.sobench import format_comparison, score_predictions
+    from ..bench.sobench.baselines import run_baseline
+    from ..bench.sobench.format import load_qa
+    from ..bench.sobench.scoring import format_comparison, score_predictions
 
     items = load_qa(corpus, "test").items
     reports = {}
@@ -61,9 +61,9 @@ def _stale_analysis(analysis: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..bench.sobench.synth import make_demo_corpus
     from ..corpus import analyze_corpus, load_clips
     from ..evaluate import load_truth, match_clip, summarise
-    from ..synth import make_demo_corpus
 
     corpus = os.path.join(args.out, "corpus")
     if not os.path.exists(os.path.join(corpus, "truth", "scenes.jsonl")):

@@ -1,1 +1,1 @@
-"""Local scoring of benchmark predictions by each benchmark's official rules."""
+"""Former home of the scorers; each benchmark's now live in ``foakit.bench.<name>.scoring``."""

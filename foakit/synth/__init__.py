@@ -4,22 +4,16 @@
 * :mod:`~foakit.synth.signals`: :func:`source_signal` (event-like mono signals).
 * :mod:`~foakit.synth.render`: :func:`render_scene` (anechoic, built-in image sources +
   diffuse tail, or pyroomacoustics), :func:`diffuse_noise`.
-* :mod:`~foakit.synth.qa`: SO-Bench style questions (templates in its constants).
-* :mod:`~foakit.synth.layouts`: wav writing and SO-Bench / STARSS shaped corpora.
+* :mod:`~foakit.synth.layouts`: wav writing and what every corpus writer shares.
+
+Each benchmark's corpus writer lives in its package (``foakit.bench.sobench.synth``,
+``foakit.bench.starss.synth``, ...); the names below that moved there stay importable
+from here for one release.
 """
 
 from __future__ import annotations
 
-from .layouts import (
-    STARSS_CLASSES,
-    STARSS_FRAME_S,
-    make_demo_corpus,
-    starss_rows,
-    write_sobench_corpus,
-    write_starss_corpus,
-    write_wav,
-)
-from .qa import TASKS, make_qa_items, sector_of
+from .layouts import write_wav
 from .render import (
     ENGINES,
     ISM_MAX_ORDER,
@@ -46,15 +40,6 @@ from .signals import apply_fades, source_signal
 
 __all__ = [
     "ENGINES",
-    "STARSS_CLASSES",
-    "STARSS_FRAME_S",
-    "TASKS",
-    "make_demo_corpus",
-    "make_qa_items",
-    "sector_of",
-    "starss_rows",
-    "write_sobench_corpus",
-    "write_starss_corpus",
     "write_wav",
     "ISM_MAX_ORDER",
     "KINDS",
@@ -76,3 +61,25 @@ __all__ = [
     "sabine_absorption",
     "source_signal",
 ]
+
+_MOVED = {
+    "make_demo_corpus": "foakit.bench.sobench.synth",
+    "write_sobench_corpus": "foakit.bench.sobench.synth",
+    "make_qa_items": "foakit.bench.sobench.questions_synth",
+    "sector_of": "foakit.bench.sobench.questions_synth",
+    "TASKS": "foakit.bench.sobench.questions_synth",
+    "write_starss_corpus": "foakit.bench.starss.synth",
+    "starss_rows": "foakit.bench.starss.synth",
+    "STARSS_CLASSES": "foakit.bench.starss.synth",
+    "STARSS_FRAME_S": "foakit.bench.starss.format",
+}
+_RENAMED = {"TASKS": "GENERATED_TASKS", "STARSS_FRAME_S": "LABEL_HOP_S"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), _RENAMED.get(name, name))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

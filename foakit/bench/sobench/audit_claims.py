@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..bench.sobench import SOURCE_TASKS, QAItem, parse_question
-from .sobench_config import SobenchAuditConfig
+from .audit_config import SobenchAuditConfig
+from .format import SOURCE_TASKS, QAItem, parse_question
 
 __all__ = [
     "class_vocabulary",

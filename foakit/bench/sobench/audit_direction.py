@@ -12,18 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ..bench.sobench import QAItem
-from ..conventions import azimuth_difference
-from .common import (
-    ClipEstimate,
-    DoaEstimate,
-    LabelVerdict,
-    directional_blocks,
-    mean_diffuseness,
-)
-from .onsets import elevation_votes, onset_side
-from .sobench_claims import ClipClaims, DirClaim
-from .sobench_config import SobenchAuditConfig
+from ...audit.estimates import ClipEstimate, DoaEstimate, directional_blocks, mean_diffuseness
+from ...audit.onsets import elevation_votes, onset_side
+from ...audit.verdicts import LabelVerdict
+from ...conventions import azimuth_difference
+from .audit_claims import ClipClaims, DirClaim
+from .audit_config import SobenchAuditConfig
+from .format import QAItem
 
 # ----------------------------------------------------------------------------------------
 # signal side

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FormatError
+from ...errors import FormatError
 
 __all__ = [
     "LABEL_HOP_S",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .common import require_positive, require_prominence_order
-from .onsets import OnsetCheckConfig
+from ...audit.config import require_positive, require_prominence_order
+from ...audit.onsets import OnsetCheckConfig
 
 __all__ = ["SobenchAuditConfig"]
 

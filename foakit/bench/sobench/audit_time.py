@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..bench.sobench import QAItem
-from ..conventions import azimuth_difference
-from .common import LabelVerdict
-from .evidence import best_onset, onset_score, span_shift
-from .sobench_claims import TimeClaim
-from .sobench_direction import _class_directions, _Ctx, _key
+from ...audit.evidence import best_onset, onset_score, span_shift
+from ...audit.verdicts import LabelVerdict
+from ...conventions import azimuth_difference
+from .audit_claims import TimeClaim
+from .audit_direction import _class_directions, _Ctx, _key
+from .format import QAItem
 
 
 def _presences(x: _Ctx, cls: str) -> tuple[list[tuple[np.ndarray, float, str]], bool]:

@@ -13,11 +13,11 @@ import math
 
 import numpy as np
 
-from ..bench.starss import LABEL_HOP_S, SourceTrack
-from ..conventions import direction_to_vector
-from .common import ANGLE_HYPOTHESES, apply_hypothesis
-from .onsets import elevation_votes, onset_side
-from .starss_config import StarssAuditConfig
+from ...audit.hypotheses import ANGLE_HYPOTHESES, apply_hypothesis
+from ...audit.onsets import elevation_votes, onset_side
+from ...conventions import direction_to_vector
+from .audit_config import StarssAuditConfig
+from .format import LABEL_HOP_S, SourceTrack
 
 
 def _event_vector(e: dict) -> np.ndarray | None:

@@ -1,0 +1,543 @@
+"""SO-Bench style question-answer items about a synthetic scene (with exact truth).
+
+Every question is ``PREAMBLE + " " + core + " " + ENDING`` where the preamble is one of
+:data:`PREAMBLES`, the core one of :data:`TEMPLATES` ``[task]`` and the ending
+:data:`ENDINGS` ``[task]`` (``detect_time`` adds the seed's middle sentence
+:data:`DETECT_TIME_CONTEXT` before its ending).  Sources are named in three ways:
+
+* by class: ``"the sound of the {label}"``;
+* by order: ``"the first sound"`` (earliest onset, 0.5 s before any other) or
+  ``"the last sound"`` (latest onset, 0.5 s after any other, and the last to end);
+* by location: ``"the sound coming from {where}"`` with ``where`` one of the sector phrases
+  of :data:`SECTOR_PHRASES` (``"the front"``, ``"the front-left"``, ``"your left"``,
+  ``"behind"``, ...) or ``"about {az} degrees azimuth"``.
+
+Moving sources are asked about only in ``classify_motion``, ``detect_time`` and
+``count_sources``; they still block location phrases their path passes through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...conventions import azimuth_difference, wrap_azimuth
+from ...errors import ParameterError
+from ...synth.scene import Scene, Source
+
+__all__ = [
+    "GENERATED_TASKS",
+    "TASK_QUESTION_CLASS",
+    "TASK_ANSWER_FORMAT",
+    "PREAMBLES",
+    "TEMPLATES",
+    "ENDINGS",
+    "DETECT_TIME_CONTEXT",
+    "SECTORS",
+    "SECTOR_PHRASES",
+    "MOTION_ANSWERS",
+    "sector_of",
+    "check_tasks",
+    "make_qa_items",
+]
+
+TASK_QUESTION_CLASS = {
+    "estimate_azimuth": "azimuth",
+    "estimate_elevation": "elevation",
+    "estimate_distance": "distance",
+    "detect_time": "detect",
+    "onset_from_location": "detect",
+    "count_sources": "detect",
+    "relative_left_right": "azimuth",
+    "compare_elevation": "elevation",
+    "compare_distance": "distance",
+    "classify_motion": "motion",
+    "detect_source": "detect",
+    "identify_source_by_doa": "azimuth",
+    "identify_source_by_location": "azimuth",
+    "spatial_temporal": "reasoning",
+    "multi_hop": "reasoning",
+}
+#: The SO-Bench tasks the generator writes questions for, in the order it writes them
+#: (every task but ``speech_content``: the synthetic sources say no words).
+GENERATED_TASKS: tuple[str, ...] = tuple(TASK_QUESTION_CLASS)
+_NUM, _REL, _LAB, _ST = "numeric", "categorical", "label", "structured_text"
+TASK_ANSWER_FORMAT = {
+    "estimate_azimuth": _NUM, "estimate_elevation": _NUM, "estimate_distance": _NUM,
+    "detect_time": _ST, "onset_from_location": _ST, "count_sources": _NUM,
+    "relative_left_right": _REL, "compare_elevation": _REL, "compare_distance": _REL,
+    "classify_motion": _REL, "detect_source": _LAB, "identify_source_by_doa": _LAB,
+    "identify_source_by_location": _LAB, "spatial_temporal": _ST, "multi_hop": _LAB,
+}
+PREAMBLES = (
+    "Listen to the audio clip and answer based only on what you hear.",
+    "Listen carefully to this spatial audio recording.",
+)
+DETECT_TIME_CONTEXT = (
+    "Based on the audio clip, state which sound sources are audible and when each one occurs."
+)
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    "estimate_azimuth": (
+        "What is the azimuth of {ref}?",
+        "From which azimuth angle does {ref} arrive?",
+        "In which horizontal direction, as an azimuth angle, is {ref} located?",
+    ),
+    "estimate_elevation": (
+        "What is the elevation of {ref}?",
+        "At what elevation angle is {ref} located?",
+        "How far above or below ear level is {ref}, as an elevation angle?",
+    ),
+    "estimate_distance": (
+        "How far away is {ref}?",
+        "What is the distance to {ref}?",
+        "Estimate how far {ref} is from the listener.",
+    ),
+    "detect_time": (
+        "During which time interval can {ref} be heard?",
+        "When does {ref} start and stop?",
+        "Between which times is {ref} audible?",
+    ),
+    "onset_from_location": (
+        "When does {ref} begin?",
+        "At what time does {ref} start?",
+        "What is the onset time of {ref}?",
+    ),
+    "count_sources": (
+        "How many distinct sound sources can be heard in the clip?",
+        "How many different sounds occur in this recording?",
+        "Count the sound sources you can hear.",
+    ),
+    "relative_left_right": (
+        "Is {ref_a} to the left or to the right of {ref_b}?",
+        "Relative to {ref_b}, is {ref_a} on the left or on the right?",
+        "Compared with {ref_b}, does {ref_a} come from further left or further right?",
+    ),
+    "compare_elevation": (
+        "Is {ref_a} higher or lower than {ref_b}?",
+        "Compared with {ref_b}, is {ref_a} positioned higher or lower?",
+        "Does {ref_a} come from higher or lower than {ref_b}?",
+    ),
+    "compare_distance": (
+        "Is {ref_a} closer or farther than {ref_b}?",
+        "Compared with {ref_b}, is {ref_a} closer to you or farther away?",
+        "Relative to {ref_b}, is {ref_a} closer or farther from the listener?",
+    ),
+    "classify_motion": (
+        "Is {ref} stationary or moving? If it moves, in which direction?",
+        "Does {ref} stay in place, move to the left, or move to the right?",
+        "How does the position of {ref} change over time?",
+    ),
+    "detect_source": (  # single-event clips
+        "What sound can be heard in this clip?",
+        "Which sound event occurs in the recording?",
+        "What is making the sound in this clip?",
+    ),
+    "detect_source_window": (  # several events: a window where exactly one is active
+        "What sound can be heard between {t0}s and {t1}s?",
+        "Which sound event is audible from {t0}s to {t1}s?",
+        "What sound is playing from {t0}s to {t1}s?",
+    ),
+    "identify_source_by_doa": (
+        "Which sound comes from about {az} degrees azimuth?",
+        "What sound arrives from an azimuth of about {az} degrees?",
+        "What is the sound source located at about {az} degrees azimuth and {el} degrees "
+        "elevation?",
+    ),
+    "identify_source_by_location": (
+        "What sound is coming from {where}?",
+        "Which sound do you hear from {where}?",
+        "Identify the sound that comes from {where}.",
+    ),
+    "spatial_temporal": (
+        "Where does {ref} come from, and during which time interval is it heard?",
+        "Which sound comes from {where}, and when is it heard?",
+        "What sound do you hear from {where}, and between which times?",
+    ),
+    "multi_hop": (
+        "Which sound starts right after {ref} begins?",
+        "Of {ref_a} and {ref_b}, which one is higher? Name the sound.",
+        "Of {ref_a} and {ref_b}, which one is closer to you? Name the sound.",
+    ),
+}
+_TIMES = "Answer in one natural sentence and report times in seconds."
+_NAME = "Answer in one natural sentence and name the sound."
+ENDINGS = {
+    "estimate_azimuth": "Answer in one natural sentence and give the azimuth in degrees (0 is "
+    "straight ahead and angles increase counter-clockwise, so 90 is to your left).",
+    "estimate_elevation": "Answer in one natural sentence and give the elevation in degrees "
+    "(positive is above ear level, negative below).",
+    "estimate_distance": "Answer in one natural sentence and give the distance in meters (near "
+    "is under 1.5 m, mid-range is 1.5 to 4.0 m, far is over 4.0 m).",
+    "detect_time": _TIMES,
+    "onset_from_location": "Answer in one natural sentence and report the time in seconds.",
+    "count_sources": "Answer in one natural sentence and give the number.",
+    "relative_left_right": "Answer in one natural sentence.",
+    "compare_elevation": "Answer in one natural sentence.",
+    "compare_distance": "Answer in one natural sentence.",
+    "classify_motion": "Answer in one natural sentence and say whether it is stationary, "
+    "moving left or moving right.",
+    "detect_source": _NAME,
+    "identify_source_by_doa": _NAME,
+    "identify_source_by_location": _NAME,
+    "spatial_temporal": _TIMES,
+    "multi_hop": _NAME,
+}
+#: Sector centres (degrees azimuth) and names; each sector spans +-22.5 degrees.
+SECTORS = (
+    (0.0, "front"), (45.0, "front-left"), (90.0, "left"), (135.0, "back-left"),
+    (-180.0, "back"), (-135.0, "back-right"), (-90.0, "right"), (-45.0, "front-right"),
+)
+#: How a sector is said after "coming from".
+SECTOR_PHRASES = {
+    "front": "the front", "front-left": "the front-left", "left": "your left",
+    "back-left": "the back-left", "back": "behind", "back-right": "the back-right",
+    "right": "your right", "front-right": "the front-right",
+}
+#: Source.motion -> SO-Bench motion answer (moving left = azimuth increasing).
+MOTION_ANSWERS = {
+    "stationary": "stationary", "right_to_left": "moving left", "left_to_right": "moving right",
+}
+_SECTOR_MARGIN = 5.0  # degrees a named source keeps from a sector boundary
+_ORDER_GAP = 0.5  # seconds that make "first"/"last" unambiguous
+
+
+def sector_of(azimuth_deg: float) -> tuple[str, float]:
+    """Sector name of an azimuth and its distance (degrees) to the nearest sector boundary."""
+    diffs = [abs(float(azimuth_difference(azimuth_deg, c))) for c, _ in SECTORS]
+    k = int(np.argmin(diffs))
+    return SECTORS[k][1], 22.5 - diffs[k]
+
+
+def _deg(x: float) -> int:
+    return int(wrap_azimuth(round(x)))
+
+
+def _span(s: Source) -> list[float]:
+    return [round(s.onset_s, 2), round(s.offset_s, 2)]
+
+
+class _Ctx:
+    """What a scene allows: which sources can be named and how."""
+
+    def __init__(self, scene: Scene, rng: np.random.Generator) -> None:
+        self.scene, self.rng = scene, rng
+        self.src = scene.sources
+        self.stat = [i for i, s in enumerate(self.src) if not s.is_moving]
+        occupied: dict[str, list[int]] = {}
+        for i, s in enumerate(self.src):
+            azs = s.azimuth_at(np.linspace(s.onset_s, s.offset_s, 25)) if s.is_moving else [
+                s.azimuth_deg]
+            for name in {sector_of(a)[0] for a in azs}:
+                occupied.setdefault(name, []).append(i)
+        self.sector: dict[int, str] = {}
+        for i in self.stat:
+            name, margin = sector_of(self.src[i].azimuth_deg)
+            if occupied[name] == [i] and margin >= _SECTOR_MARGIN:
+                self.sector[i] = name
+        self.doa_ok = [i for i in self.stat if all(
+            np.min(np.abs(azimuth_difference(
+                o.azimuth_at(np.linspace(o.onset_s, o.offset_s, 25)),
+                self.src[i].azimuth_deg))) >= 30.0
+            for j, o in enumerate(self.src) if j != i)]
+        self.order: dict[int, str] = {}
+        if len(self.src) >= 2:
+            ons = sorted(range(len(self.src)), key=lambda j: self.src[j].onset_s)
+            first, second = ons[0], ons[1]
+            if self.src[second].onset_s - self.src[first].onset_s >= _ORDER_GAP:
+                self.order[first] = "the first sound"
+            last, prev = ons[-1], ons[-2]
+            if (self.src[last].onset_s - self.src[prev].onset_s >= _ORDER_GAP
+                    and self.src[last].offset_s >= max(s.offset_s for s in self.src)):
+                self.order[last] = "the last sound"
+
+    def pick(self, items: Sequence[Any]) -> Any:
+        return items[int(self.rng.integers(len(items)))]
+
+    def by_class(self, i: int) -> str:
+        return f"the sound of the {self.src[i].label}"
+
+    def by_location(self, i: int, *, numeric: bool | None = None) -> str | None:
+        if numeric is None:
+            numeric = i not in self.sector or self.rng.random() < 0.25
+        if numeric:
+            return None if i not in self.doa_ok else (
+                f"the sound coming from about {_deg(self.src[i].azimuth_deg)} degrees azimuth")
+        return f"the sound coming from {SECTOR_PHRASES[self.sector[i]]}"
+
+    def ref(self, i: int) -> str:
+        """Class or order reference (order with probability 0.3 when unambiguous)."""
+        if i in self.order and self.rng.random() < 0.3:
+            return self.order[i]
+        return self.by_class(i)
+
+
+Item = tuple[str, str, str, dict[str, Any], list[int]]  # core, answer, canonical, meta, refs
+
+
+def _estimate(task: str) -> Callable[[_Ctx], Item | None]:
+    def build(c: _Ctx) -> Item | None:
+        if not c.stat:
+            return None
+        i = c.pick(c.stat)
+        s = c.src[i]
+        core = c.pick(TEMPLATES[task]).format(ref=c.ref(i))
+        name = f"The sound of the {s.label}"
+        if task == "estimate_azimuth":
+            v = _deg(s.azimuth_deg)
+            return (core, f"{name} is at about {v} degrees azimuth.", f"{v} degrees",
+                    {"azimuth_deg": round(s.azimuth_deg, 1)}, [i])
+        if task == "estimate_elevation":
+            v = int(round(s.elevation_deg))
+            return (core, f"{name} is at about {v} degrees elevation.", f"{v} degrees",
+                    {"elevation_deg": round(s.elevation_deg, 1)}, [i])
+        v = f"{s.distance_m:.1f}"
+        return (core, f"{name} is about {v} m away.", f"{v} m",
+                {"distance_m": round(s.distance_m, 2)}, [i])
+
+    return build
+
+
+def _detect_time(c: _Ctx) -> Item | None:
+    if not c.src:
+        return None
+    i = c.pick(range(len(c.src)))
+    s = c.src[i]
+    k = int(c.rng.integers(3))
+    core = TEMPLATES["detect_time"][k].format(ref=c.by_class(i))
+    if k == 0:
+        core = f"{core} {DETECT_TIME_CONTEXT}"
+    t = f"{s.onset_s:.1f}s to {s.offset_s:.1f}s"
+    return core, f"The sound of the {s.label} is audible from {t}.", t, {"time_span": _span(s)}, [i]
+
+
+def _onset(c: _Ctx) -> Item | None:
+    cands = [(i, r) for i in c.stat if (r := c.by_location(i)) is not None]
+    if not cands:
+        return None
+    i, r = c.pick(cands)
+    s = c.src[i]
+    core = c.pick(TEMPLATES["onset_from_location"]).format(ref=r)
+    return (core, f"The sound of the {s.label} starts at {s.onset_s:.1f}s.", f"{s.onset_s:.1f}s",
+            {"onset_time": round(s.onset_s, 2)}, [i])
+
+
+def _count(c: _Ctx) -> Item | None:
+    k = len(c.src)
+    ans = "There is 1 sound source." if k == 1 else f"There are {k} distinct sound sources."
+    return c.pick(TEMPLATES["count_sources"]), ans, str(k), {"active_count": k}, list(range(k))
+
+
+def _relation(task: str) -> Callable[[_Ctx], Item | None]:
+    def build(c: _Ctx) -> Item | None:
+        pairs = []
+        for a in c.stat:
+            for b in c.stat:
+                sa, sb = c.src[a], c.src[b]
+                if a == b:
+                    continue
+                if task == "relative_left_right":
+                    d = np.sin(np.deg2rad(sa.azimuth_deg)) - np.sin(np.deg2rad(sb.azimuth_deg))
+                    ok, rel = abs(d) >= 0.25, ("left" if d > 0 else "right")
+                elif task == "compare_elevation":
+                    d = sa.elevation_deg - sb.elevation_deg
+                    ok, rel = abs(d) >= 10.0, ("higher" if d > 0 else "lower")
+                else:
+                    d = sa.distance_m - sb.distance_m
+                    ok, rel = abs(d) >= 0.75, ("farther" if d > 0 else "closer")
+                if ok:
+                    pairs.append((a, b, rel))
+        if not pairs:
+            return None
+        a, b, rel = c.pick(pairs)
+        la, lb = c.src[a].label, c.src[b].label
+        core = c.pick(TEMPLATES[task]).format(ref_a=c.by_class(a), ref_b=c.by_class(b))
+        ans = {
+            "left": f"The sound of the {la} is to the left of the sound of the {lb}.",
+            "right": f"The sound of the {la} is to the right of the sound of the {lb}.",
+            "higher": f"The sound of the {la} is higher than the sound of the {lb}.",
+            "lower": f"The sound of the {la} is lower than the sound of the {lb}.",
+            "closer": f"The sound of the {la} is closer than the sound of the {lb}.",
+            "farther": f"The sound of the {la} is farther away than the sound of the {lb}.",
+        }[rel]
+        return core, ans, rel, {}, [a, b]
+
+    return build
+
+
+def _motion(c: _Ctx) -> Item | None:
+    if not c.src:
+        return None
+    moving = [i for i, s in enumerate(c.src) if s.is_moving]
+    i = c.pick(moving) if moving else c.pick(range(len(c.src)))
+    s = c.src[i]
+    lab = MOTION_ANSWERS[s.motion]
+    core = c.pick(TEMPLATES["classify_motion"]).format(ref=c.by_class(i))
+    ans = f"The sound of the {s.label} is {lab}."
+    return core, ans, lab, {}, [i]
+
+
+def _detect_source(c: _Ctx) -> Item | None:
+    if len(c.src) == 1 and c.stat:
+        s = c.src[0]
+        core = c.pick(TEMPLATES["detect_source"])
+        return (core, f"The sound of the {s.label} can be heard from {s.onset_s:.1f}s to "
+                f"{s.offset_s:.1f}s.", s.label, {"time_span": _span(s)}, [0])
+    windows = []
+    for i in c.stat:
+        s = c.src[i]
+        t0, t1 = s.onset_s, s.offset_s
+        for j, o in enumerate(c.src):  # keep the longest part of s that no other event covers
+            if j == i or o.offset_s <= t0 or o.onset_s >= t1:
+                continue
+            left, right = (t0, min(t1, o.onset_s)), (max(t0, o.offset_s), t1)
+            t0, t1 = max((left, right), key=lambda w: w[1] - w[0])
+        if t1 - t0 >= 0.6:
+            windows.append((i, round(t0 + 0.1, 1), round(t1 - 0.1, 1)))
+    if not windows:
+        return None
+    i, t0, t1 = c.pick(windows)
+    core = c.pick(TEMPLATES["detect_source_window"]).format(t0=f"{t0:.1f}", t1=f"{t1:.1f}")
+    return core, f"The sound of the {c.src[i].label} can be heard.", c.src[i].label, {}, [i]
+
+
+def _by_doa(c: _Ctx) -> Item | None:
+    if not c.doa_ok:
+        return None
+    i = c.pick(c.doa_ok)
+    s = c.src[i]
+    core = c.pick(TEMPLATES["identify_source_by_doa"]).format(
+        az=_deg(s.azimuth_deg), el=int(round(s.elevation_deg)))
+    return core, f"The sound from that direction is the sound of the {s.label}.", s.label, {}, [i]
+
+
+def _by_location(c: _Ctx) -> Item | None:
+    if not c.sector:
+        return None
+    i = c.pick(sorted(c.sector))
+    where = SECTOR_PHRASES[c.sector[i]]
+    core = c.pick(TEMPLATES["identify_source_by_location"]).format(where=where)
+    lab = c.src[i].label
+    return core, f"The sound coming from {where} is the sound of the {lab}.", lab, {}, [i]
+
+
+def _spatial_temporal(c: _Ctx) -> Item | None:
+    if not c.sector:
+        return None
+    i = c.pick(sorted(c.sector))
+    s, where = c.src[i], SECTOR_PHRASES[c.sector[i]]
+    core = c.pick(TEMPLATES["spatial_temporal"]).format(ref=c.by_class(i), where=where)
+    t = f"{s.onset_s:.1f}s to {s.offset_s:.1f}s"
+    return (core, f"The sound of the {s.label} comes from {where} and is heard from {t}.",
+            f"{s.label}, {c.sector[i]}, {t}", {"time_span": _span(s)}, [i])
+
+
+def _multi_hop(c: _Ctx) -> Item | None:
+    options: list[Item] = []
+    named = sorted(c.sector)
+    ons = sorted(range(len(c.src)), key=lambda j: c.src[j].onset_s)
+    for i in named:  # template 0: the sound that starts next
+        k = ons.index(i)
+        if k + 1 < len(ons):
+            nxt = ons[k + 1]
+            gaps = [c.src[j].onset_s - c.src[i].onset_s for j in ons[k + 1 :]]
+            if c.src[nxt].is_moving or (len(gaps) > 1 and gaps[1] - gaps[0] < 0.3):
+                continue
+            core = TEMPLATES["multi_hop"][0].format(ref=c.by_location(i, numeric=False))
+            lab = c.src[nxt].label
+            options.append((core, f"It is the sound of the {lab}.", lab, {}, [i, nxt]))
+    for a in named:
+        for b in named:
+            if a >= b:
+                continue
+            sa, sb = c.src[a], c.src[b]
+            refs = {"ref_a": c.by_location(a, numeric=False),
+                    "ref_b": c.by_location(b, numeric=False)}
+            if abs(sa.elevation_deg - sb.elevation_deg) >= 10.0:
+                win = a if sa.elevation_deg > sb.elevation_deg else b
+                lab = c.src[win].label
+                options.append((TEMPLATES["multi_hop"][1].format(**refs),
+                                f"It is the sound of the {lab}.", lab, {}, [a, b]))
+            if abs(sa.distance_m - sb.distance_m) >= 0.75:
+                win = a if sa.distance_m < sb.distance_m else b
+                lab = c.src[win].label
+                options.append((TEMPLATES["multi_hop"][2].format(**refs),
+                                f"It is the sound of the {lab}.", lab, {}, [a, b]))
+    return c.pick(options) if options else None
+
+
+_BUILDERS: dict[str, Callable[[_Ctx], Item | None]] = {
+    "estimate_azimuth": _estimate("estimate_azimuth"),
+    "estimate_elevation": _estimate("estimate_elevation"),
+    "estimate_distance": _estimate("estimate_distance"),
+    "detect_time": _detect_time,
+    "onset_from_location": _onset,
+    "count_sources": _count,
+    "relative_left_right": _relation("relative_left_right"),
+    "compare_elevation": _relation("compare_elevation"),
+    "compare_distance": _relation("compare_distance"),
+    "classify_motion": _motion,
+    "detect_source": _detect_source,
+    "identify_source_by_doa": _by_doa,
+    "identify_source_by_location": _by_location,
+    "spatial_temporal": _spatial_temporal,
+    "multi_hop": _multi_hop,
+}
+
+
+def check_tasks(tasks: Sequence[str] | None) -> tuple[str, ...]:
+    """``tasks`` validated (None = all of :data:`GENERATED_TASKS`)."""
+    if tasks is None:
+        return GENERATED_TASKS
+    if isinstance(tasks, str):
+        tasks = (tasks,)
+    bad = [t for t in tasks if t not in GENERATED_TASKS]
+    if bad:
+        raise ParameterError(f"tasks={list(tasks)!r}: unknown {bad}; known: {GENERATED_TASKS}")
+    return tuple(tasks)
+
+
+def make_qa_items(
+    scene: Scene,
+    rng: np.random.Generator,
+    *,
+    tasks: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """At most one QA item per task that the scene supports.
+
+    Parameters
+    ----------
+    scene : Scene
+        The truth.
+    rng : numpy.random.Generator
+        Chooses sources, templates and phrasing.
+    tasks : sequence of str or None
+        Subset of :data:`GENERATED_TASKS` (None = all).
+
+    Returns
+    -------
+    list of dict
+        Keys ``task_name``, ``question_class``, ``answer_format``, ``question``, ``answer``,
+        ``canonical_answer``, ``answer_meta`` and ``source_refs`` (indices into
+        ``scene.sources`` the item is about).
+    """
+    ctx = _Ctx(scene, rng)
+    items = []
+    for task in check_tasks(tasks):
+        built = _BUILDERS[task](ctx)
+        if built is None:
+            continue
+        core, answer, canonical, meta, refs = built
+        question = f"{ctx.pick(PREAMBLES)} {core} {ENDINGS[task]}"
+        items.append({
+            "task_name": task,
+            "question_class": TASK_QUESTION_CLASS[task],
+            "answer_format": TASK_ANSWER_FORMAT[task],
+            "question": question,
+            "answer": answer,
+            "canonical_answer": canonical,
+            "answer_meta": meta,
+            "source_refs": [int(r) for r in refs],
+        })
+    return items
