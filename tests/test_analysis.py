@@ -10,9 +10,10 @@ from foakit.events import NO_DISTANCE
 from foakit.kernels.activity import cone_levels, median_f32, percentile_pair
 from foakit.params import AnalysisParams
 
-from .conftest import plane_wave_scene
+from .scenes import plane_wave_scene
 
 
+@pytest.mark.slow
 @settings(max_examples=12)
 @given(st.floats(-180, 179.9), st.floats(-75, 75))
 def test_anechoic_plane_wave_direction_within_2_degrees(az, el):

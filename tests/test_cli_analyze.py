@@ -14,7 +14,7 @@ import soundfile as sf
 
 from foakit.corpus import load_clips, read_frames
 
-from .conftest import plane_wave_scene
+from .scenes import plane_wave_scene
 
 
 def foakit(*args, **kw):

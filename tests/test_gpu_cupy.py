@@ -20,8 +20,8 @@ from foakit.kernels.spatial import diffuseness_from_smoothed, intensity_energy
 from foakit.kernels.stft import stft
 from foakit.params import AnalysisParams
 
-from .conftest import diffuse_field, plane_wave_scene
-from .test_stft import naive_stft
+from .naive import naive_stft
+from .scenes import diffuse_field, plane_wave_scene
 
 # a batch that fell back to the CPU would hide the GPU path's result
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -81,7 +81,7 @@ def test_window_sums_of_a_padded_batch_equal_the_reference(xp_name, n):
     the reference mean (its length when shorter than n), shifted inward at its own ends."""
     from foakit.gpu.batch import window_sums
 
-    from .test_spatial import slow_smooth
+    from .naive import slow_smooth
 
     xp = xpmod(xp_name)
     lengths = [1, 2, 4, 7, 12]

@@ -6,7 +6,7 @@ from foakit.conventions import from_internal
 from foakit.errors import AudioError, FoakitError
 from foakit.io import _read_plain_pcm16_wav, iter_audio_files, read_audio
 
-from .conftest import plane_wave_scene
+from .scenes import plane_wave_scene
 
 
 def write(path, x, sr=16000, subtype="PCM_16"):

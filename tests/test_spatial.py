@@ -13,7 +13,8 @@ from foakit.kernels.spatial import (
 )
 from foakit.kernels.stft import hann, stft
 
-from .conftest import diffuse_field
+from .naive import slow_smooth
+from .scenes import diffuse_field
 
 
 def spectra(x):
@@ -56,17 +57,6 @@ def test_rotating_x_y_rotates_azimuth(az, el, rot):
     a1, e1 = vector_to_direction(i1.sum(axis=(1, 2)))
     assert abs((a1 - a0 - rot + 180) % 360 - 180) < 1e-6
     assert abs(e1 - e0) < 1e-6
-
-
-def slow_smooth(a, n):
-    """Mean over frames ``[s, s + n)`` along axis 0, ``s = t - n // 2`` moved inside the signal
-    (the whole signal when it is shorter than ``n``): the obviously-correct reference."""
-    t = a.shape[0]
-    out = np.empty(a.shape)
-    for i in range(t):
-        s = min(max(i - n // 2, 0), max(t - n, 0))
-        out[i] = a[s:min(s + n, t)].mean(axis=0)
-    return out
 
 
 def test_smooth_frames_is_a_centred_mean():

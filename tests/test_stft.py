@@ -5,22 +5,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from foakit.errors import ParameterError
-from foakit.kernels.stft import frame_starts, hann, stft
+from foakit.kernels.stft import stft
 from foakit.params import stft_grid
 
-
-def naive_stft(x, win, hop, n_fft):
-    """Obviously-correct reference: frame t covers samples t*hop - win//2 ... (zeros outside)."""
-    n = x.shape[-1]
-    w = hann(win, dtype=np.float64)
-    out = []
-    for start in frame_starts(n, win_length=win, hop_length=hop):
-        frame = np.zeros(win)
-        for i in range(win):
-            if 0 <= start + i < n:
-                frame[i] = x[start + i]
-        out.append(scipy.fft.rfft(frame * w, n=n_fft))
-    return np.array(out)
+from .naive import naive_stft
 
 
 @given(st.integers(1, 700), st.sampled_from([(16, 8), (15, 4), (32, 32), (20, 7)]),

@@ -23,7 +23,7 @@ from foakit.bench.sobench.audit import (
 )
 from foakit.bench.sobench.format import QAItem
 
-from .conftest import plane_wave_scene
+from ..scenes import plane_wave_scene
 
 PRE = "Listen to the audio clip and answer based only on what you hear. "
 
@@ -170,7 +170,7 @@ def test_presence_of_a_source_during_a_louder_steady_one():
     the cone's own floor (masked by the steady source) stays the reference."""
     from foakit.conventions import encode_plane_wave
 
-    from .conftest import diffuse_field
+    from ..scenes import diffuse_field
 
     rng = np.random.default_rng(0)
     sr, n = 16000, 4 * 16000
