@@ -1,4 +1,4 @@
-"""The label-audit bar of issue 5, measured on synthetic corpora with injected errors.
+"""The label audits' precision and recall, measured on synthetic corpora with injected errors.
 
 For SO-Bench and STARSS layouts (``foakit.synth``) it
 

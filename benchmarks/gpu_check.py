@@ -1,4 +1,4 @@
-"""GPU check: the CUDA backend against the CPU backend, then throughput (issue 3).
+"""GPU check: the CUDA backend against the CPU backend, then throughput.
 
 One command, a few minutes on an H200::
 

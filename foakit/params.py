@@ -77,23 +77,19 @@ class AnalysisParams:
     # real tetrahedral arrays alias
     fmin_hz: float = 100.0
     fmax_hz: float = 8000.0
-    # Defaults marked (*) were set together (stop 9) by a search over the analysis knobs on
-    # foakit.synth scenes (ISM / pyroomacoustics 1-3-source rooms, single-source SO-Bench
-    # layouts, anechoic sets; 10 dev sets, ~660 clips) and checked on 10 held-out sets (630
-    # clips): exact counts +6.4 points on the held-out multi-source rooms, detection flat
-    # (-0.3; see README).  The audits keep the earlier values (foakit.audit.preset).
-    # DirAC diffuseness: time average over this many frames (centred), per bin (*: 5 -> 3;
-    # the shorter average lets a source's direct sound through before reverberation
-    # builds up in the bin)
+    # How the defaults below were chosen, and on what data: docs/method.md ("Defaults").
+    # The audits run with their own settings (foakit.audit.preset.AUDIT_PARAMS).
+    # DirAC diffuseness: time average over this many frames (centred), per bin; a short
+    # average lets a source's direct sound through before reverberation builds up in the bin
     smooth_frames: int = 3
-    # bins more diffuse than this do not vote for a direction (*: 0.5 -> 0.4)
+    # bins more diffuse than this do not vote for a direction
     psi_max: float = 0.4
     # a bin votes for a direction only while its energy rises by this factor over the mean
     # of its previous onset_frames frames (the direct sound leads its reflections); 0 = all
     onset_ratio: float = 16.0
     onset_frames: int = 2
     # weight of the votes of bins that do not rise (keeps steady sources visible)
-    onset_floor: float = 0.025  # (*: 0.05)
+    onset_floor: float = 0.025
     # clip histograms count agreeing frequency bins, not energy: each bin's votes are divided
     # by its clip total to this power (kernels.spatial.whiten_votes; 0 = plain energy)
     vote_whitening: float = 1.0
@@ -101,22 +97,22 @@ class AnalysisParams:
     az_bins: int = 72
     el_bins: int = 36
     # DOA windows for per-window histograms and tracking
-    window_s: float = 0.48  # (*: 0.4; 24 frames at the 20 ms hop)
+    window_s: float = 0.48  # 24 frames at the 20 ms hop
     # peaks: relative height, separation, how many, vectors summed for refinement
-    peak_rel: float = 0.1  # (*: 0.15)
-    peak_min_sep_deg: float = 26.0  # (*: 25)
+    peak_rel: float = 0.1
+    peak_min_sep_deg: float = 26.0
     peak_refine_deg: float = 15.0
     max_sources: int = 4
     # the clip histogram sums the window histograms, each divided by its total to this power
     # (a quiet source heard alone is not outvoted by a loud one elsewhere; 0 = plain sum)
     window_weighting: float = 0.75
     # clip-level peaks (stationary sources) relative to the clip histogram's highest
-    clip_peak_rel: float = 0.03  # (*: 0.05)
+    clip_peak_rel: float = 0.03
     # Gaussian blur (in cells) of the clip histogram before its peaks are picked
-    clip_blur_cells: float = 2.1  # (*: 1.5)
+    clip_blur_cells: float = 2.1
     # steady sources (few onsets): peaks of the plain energy histogram at least this high
     # relative to its top, away from the onset peaks, are sources too; 0 = off
-    steady_peak_rel: float = 0.27  # (*: 0.3)
+    steady_peak_rel: float = 0.27
     # a clip whose active frames' median diffuseness is below dry_psi is dry (no reflection
     # peaks to fear): its clip peaks need only these relative heights
     dry_psi: float = 0.4
@@ -124,7 +120,7 @@ class AnalysisParams:
     steady_peak_rel_dry: float = 0.15
     # activity: hysteresis above the noise floor
     floor_percentile: float = 10.0
-    act_on_db: float = 4.5  # (*: 6)
+    act_on_db: float = 4.5
     act_off_db: float = 3.0
     min_event_s: float = 0.2
     merge_gap_s: float = 0.3
@@ -135,7 +131,7 @@ class AnalysisParams:
     track_max_gap_windows: int = 2
     # tracks lighter than this fraction of the heaviest are dropped (mixture bins between
     # overlapping sources and reflections make short, weak phantom tracks)
-    min_track_weight: float = 0.1  # (*: 0.05)
+    min_track_weight: float = 0.1
     cone_deg: float = 25.0
     # a per-source event starts at an onset inside its cone at most this many dB below the
     # cone's loud level (energy a cone gets from other sources' reverberation has no onsets
@@ -144,20 +140,19 @@ class AnalysisParams:
     # an axis whose in-cone onsets coincide (same or next frame) with a stronger axis's (an
     # earlier clip-histogram peak)
     # onsets for this share of its onset energy is a reflection of it and dropped; 0 = off
-    echo_share: float = 0.55  # (*: 0.7)
+    echo_share: float = 0.55
     # events from different directions starting within echo_event_onset_s and overlapping
     # by echo_event_iou of their union are one sound and its reflection: the one that starts
     # first stays (the direct path is the shortest), the most confident on a tie; 0 = off.
-    # (stop 8, IoU 0.7 -> 0.5 with the precedence rule: 364 -> 367 of 460 clips counted
-    # right over seven room sets; a 0.2-0.3 s window merged real sources)
-    echo_event_iou: float = 0.6  # (*: 0.5)
+    # (a wider onset window merges real sources that start close together)
+    echo_event_iou: float = 0.6
     echo_event_onset_s: float = 0.1
     # sources whose most confident event is below this fraction of the most confident
     # source's are dropped (faint, diffuse candidates: reverberation); 0 = keep all
-    min_source_confidence: float = 0.08  # (*: 0.1)
+    min_source_confidence: float = 0.08
     # per-source events: pauses up to this long stay inside one event (a barking dog, a
     # series of knocks is one event, as label sets annotate it)
-    event_merge_gap_s: float = 1.3  # (*: 1.0)
+    event_merge_gap_s: float = 1.3
     # before the onset support, dips up to this long are bridged (one sound, one onset)
     onset_merge_gap_s: float = 0.2
     # motion: total azimuth change for left/right motion
@@ -176,8 +171,8 @@ class AnalysisParams:
     distance_rc_m: float = 1.2
     # below this clip diffuseness (median over active frames) there is no reverberation to
     # measure the direct sound against (anechoic or a near-field close-up): distance_m is
-    # None rather than the proxy's floor (rooms of foakit.synth: clip psi >= 0.5 in 95 % of
-    # clips; anechoic ones: <= 0.01 in 75 %)
+    # None rather than the proxy's floor (reverberant rooms sit far above it, anechoic
+    # clips far below)
     distance_min_psi: float = 0.15
     distance_range_m: tuple[float, float] = field(default=(0.3, 10.0))
 

@@ -151,9 +151,7 @@ def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
     the event and fits the blocks within ``motion_frame_resid_deg`` (weighted RMS): a
     stationary source's blocks scatter about its direction without a trend.
 
-    On the six single-source foakit.synth sets it was set on (rooms and anechoic, 440 clips,
-    151 moving), right motion labels of the most salient event went from 355 to 387,
-    stationary sources called moving from 3 to 6.
+    The thresholds' measured effect is in docs/method.md ("Motion").
 
     Parameters
     ----------

@@ -7,10 +7,11 @@ from ..params import AnalysisParams
 __all__ = ["AUDIT_PARAMS"]
 
 #: The :class:`~foakit.params.AnalysisParams` the audits (and :func:`~foakit.audit.doamap.
-#: doa_map`) run with unless given others: the analysis defaults the audits' thresholds
-#: (prominence, presence, event support, onset checks) were calibrated on, kept when the
-#: analysis defaults moved for its own events (stop 9): with those, STARSS precision fell
-#: to 0.88-0.92 on the audit bar corpora, and 0.4 s DOA windows are 4 STARSS label frames.
+#: doa_map`) run with unless given others: the settings the audits' thresholds (prominence,
+#: presence, event support, onset checks) are calibrated on.  They differ from the analysis
+#: defaults, which are tuned for events rather than for checking labels (docs/method.md,
+#: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the frame-DOA motion test,
+#: which no audit check reads, is off.
 AUDIT_PARAMS = AnalysisParams(
     smooth_frames=5,
     psi_max=0.5,
@@ -27,5 +28,5 @@ AUDIT_PARAMS = AnalysisParams(
     echo_event_iou=0.5,
     min_source_confidence=0.1,
     event_merge_gap_s=1.0,
-    motion_frame_min_deg=0.0,  # the frame-DOA motion test came later (stop 10)
+    motion_frame_min_deg=0.0,
 )
