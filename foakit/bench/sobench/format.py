@@ -4,7 +4,7 @@ An SO-Bench root holds ``qa/test.jsonl`` (one QA record a line) and the FOA audi
 name by ``audio_path``, relative to the root (``audio/test/foa_*.wav``).  This module reads
 and writes those files and nothing else: it knows nothing of signals or kernels.
 
-Record keys (FORMATS.md section 4): ``qa_id, split, audio_id, audio_path, task_name,
+Record keys (docs/sobench.md): ``qa_id, split, audio_id, audio_path, task_name,
 question_class, answer_format, question, answer, canonical_answer, answer_meta``.  Only
 ``qa_id``, ``audio_path``, ``task_name`` and ``question`` are required here; the others
 default to empty.  ``answer_meta`` keys: ``azimuth_deg``, ``elevation_deg``, ``distance_m``,

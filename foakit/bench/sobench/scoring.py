@@ -1,4 +1,4 @@
-"""Score SO-Bench predictions locally by the official rules (FORMATS.md section 4).
+"""Score SO-Bench predictions locally by the official rules (docs/sobench.md).
 
 The official scorer (``scripts/score_sobench.py`` of Spatial-Omni) has an LLM turn each
 prediction into JSON fields, then applies local rules.  Without an API key it falls back to

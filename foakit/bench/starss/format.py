@@ -1,6 +1,6 @@
 """STARSS / DCASE SELD label CSVs: reading, writing, and per-source frame tracks.
 
-Format (FORMATS.md section 3)
+Format (docs/formats.md)
 -----------------------------
 Headerless rows ``frame, class, source, azimuth, elevation[, distance_cm]``:
 
