@@ -272,6 +272,7 @@ def analyze_corpus(
     batch_size: int = 16,
     retry_errors: bool = False,
     on_batch: Callable[[int], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> CorpusSummary:
     """Analyse every audio file under ``audio_dir`` into ``out_dir`` (resumable).
 
@@ -298,6 +299,10 @@ def analyze_corpus(
         Analyse again the files whose earlier record is an error.
     on_batch : callable, optional
         Called with the number of clips after each batch is written (tests, progress).
+    notify : callable, optional
+        Called with one line when something slow happens that is not analysis: the first
+        run after installing compiles the Numba kernels (about 20 s; they are cached for
+        later runs).
 
     Returns
     -------
@@ -332,6 +337,9 @@ def analyze_corpus(
         workers = os.cpu_count() or 1
     if workers < 1:
         raise ParameterError(f"{workers=} must be >= 1")
+    if todo and resolved != "cuda":
+        # before the progress bar starts, so that its throughput is the analysis alone
+        warm_kernels(params, notify=notify)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -374,6 +382,30 @@ def analyze_corpus(
             bar.close()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+#: What :func:`warm_kernels` says when loading the kernels takes long (they are compiling).
+COMPILE_NOTICE = ("compiling the analysis kernels (once after installing foakit, about 20 s; "
+                  "later runs load them from the cache)")
+
+
+def warm_kernels(params: AnalysisParams | None = None, *,
+                 notify: Callable[[str], None] | None = None, after_s: float = 1.5) -> None:
+    """:func:`load_kernels`, calling ``notify(COMPILE_NOTICE)`` once if it takes longer than
+    ``after_s`` (loading cached kernels takes a fraction of a second; compiling them takes
+    about 20 s)."""
+    if notify is None:
+        load_kernels(params)
+        return
+    import threading
+
+    timer = threading.Timer(after_s, notify, args=(COMPILE_NOTICE,))
+    timer.daemon = True
+    timer.start()
+    try:
+        load_kernels(params)
+    finally:
+        timer.cancel()
 
 
 def load_kernels(params: AnalysisParams | None = None) -> None:

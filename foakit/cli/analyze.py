@@ -28,6 +28,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def notice(prefix: str):
+    """A ``notify`` callback that prints one line on stderr."""
+
+    def say(message: str) -> None:
+        print(f"{prefix}: {message}", file=sys.stderr, flush=True)
+
+    return say
+
+
 def report(summary, out=sys.stderr) -> int:
     """Print a run summary; 0 if every file was analysed, 1 if some failed."""
     rate = summary.audio_seconds / summary.seconds if summary.seconds > 0 else 0.0
@@ -55,5 +64,5 @@ def run(args: argparse.Namespace) -> int:
     summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
                              workers=args.workers, progress=not args.no_progress,
                              backend=args.backend, retry_errors=args.retry_errors,
-                             batch_size=args.batch_size)
+                             batch_size=args.batch_size, notify=notice("foakit analyze"))
     return report(summary)

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.sobench.synth import make_demo_corpus
     from ..corpus import analyze_corpus, load_clips
     from ..evaluate import load_truth, match_clip, summarise
+    from .analyze import notice
 
     corpus = os.path.join(args.out, "corpus")
     if not os.path.exists(os.path.join(corpus, "truth", "scenes.jsonl")):
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
               "foakit?); analysing again", file=sys.stderr)
         shutil.rmtree(analysis)
     summary = analyze_corpus(os.path.join(corpus, "audio"), analysis, workers=args.workers,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, notify=notice("foakit demo"))
     clips = load_clips(analysis)
     matches, counts = [], []
     print(f"{'clip':<26} {'truth az/el, onset-offset, motion':<40} "
