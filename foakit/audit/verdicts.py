@@ -17,7 +17,16 @@ import numpy as np
 if TYPE_CHECKING:
     from .estimates import ClipEstimate
 
-__all__ = ["VERDICTS", "AuditResult", "LabelVerdict", "count_verdicts", "jsonable"]
+__all__ = [
+    "VERDICTS",
+    "AuditResult",
+    "LabelVerdict",
+    "count_verdicts",
+    "flip_confidence",
+    "jsonable",
+    "shift_confidence",
+    "weak_support_confidence",
+]
 
 VERDICTS = ("consistent", "suspicious", "unverifiable")
 
@@ -129,3 +138,28 @@ def count_verdicts(verdicts: list[LabelVerdict]) -> dict:
         f = by_f.setdefault(v.field, {k: 0 for k in by_v})
         f[v.verdict] += 1
     return {"total": len(verdicts), "by_verdict": by_v, "by_field": by_f}
+
+
+# How sure a suspicious verdict is, by the kind of evidence against the label.  Each maps the
+# strength of that evidence to a confidence in 0-1; the audits of every benchmark use them.
+
+def shift_confidence(gain: float) -> float:
+    """A time label that fits the signal better when moved: 0.45 plus the gain in fit (in
+    IoU or presence share), within [0.3, 0.95]."""
+    return float(np.clip(0.45 + gain, 0.3, 0.95))
+
+
+def flip_confidence(gain: float) -> float:
+    """A direction that the signal shows mirrored (the opposite elevation): 0.5 plus the
+    prominence gained by the flip, within [0.5, 0.95]."""
+    return float(np.clip(0.5 + gain, 0.5, 0.95))
+
+
+def weak_support_confidence(prominence: float, doubt: float, *, base: float, floor: float,
+                            corroborated: bool) -> float:
+    """A label whose direction holds little of the signal's energy: ``base`` plus 0.45 x how
+    far its prominence lies below the ``doubt`` threshold (as a share of it), 0.1 more when
+    other evidence points the same way, within [``floor``, 0.95]."""
+    below = (doubt - prominence) / max(doubt, 1e-9)
+    return float(np.clip(base + 0.45 * below + (0.1 if corroborated else 0.0), floor, 0.95))
+

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...audit.estimates import ClipEstimate, DoaEstimate, directional_blocks, mean_diffuseness
 from ...audit.onsets import elevation_votes, onset_side
-from ...audit.verdicts import LabelVerdict
+from ...audit.verdicts import LabelVerdict, flip_confidence, weak_support_confidence
 from ...conventions import azimuth_difference
 from .audit_claims import ClipClaims, DirClaim
 from .audit_config import SobenchAuditConfig
@@ -242,7 +242,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         p_flip = x.doa.dmap.prominence(az_q, -label, w[0], w[1], tol)
         ev["signal"]["prominence_flipped"] = p_flip
         if np.isfinite(p_flip) and p_flip - p >= cfg.flip_gain:
-            conf = float(np.clip(0.5 + (p_flip - p), 0.5, 0.95))
+            conf = flip_confidence(p_flip - p)
             return LabelVerdict(key, fld, "suspicious", label, -label, conf,
                                 f"the signal shows the source at the opposite elevation in "
                                 f"{w[0]:.1f}-{w[1]:.1f} s: prominence {p_flip:.2f} at "
@@ -252,8 +252,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
     if p <= doubt and not reverberant and not (fld == "elevation" and onset_side == "label"):
         timed = sig["window_from"] != "best 1 s of the clip"
-        conf = (doubt - p) / max(doubt, 1e-9)
-        conf = float(np.clip(0.35 + 0.45 * conf + (0.1 if timed else 0.0), 0.0, 0.95))
+        conf = weak_support_confidence(p, doubt, base=0.35, floor=0.0, corroborated=timed)
         where = (f"in {w[0]:.1f}-{w[1]:.1f} s (from {sig['window_from']})" if timed
                  else "anywhere in the clip")
         return LabelVerdict(key, fld, "suspicious", label, estimate, conf,

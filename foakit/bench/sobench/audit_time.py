@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...audit.evidence import best_onset, onset_score, span_shift
-from ...audit.verdicts import LabelVerdict
+from ...audit.verdicts import LabelVerdict, shift_confidence
 from ...conventions import azimuth_difference
 from .audit_claims import TimeClaim
 from .audit_direction import _class_directions, _Ctx, _key
@@ -349,7 +349,7 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         f = fit["fit"]
         d = f["best_shift_s"]
         est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
-        conf = float(np.clip(0.45 + f["gain"], 0.3, 0.95)) * (1.0 if known else 0.8)
+        conf = shift_confidence(f["gain"]) * (1.0 if known else 0.8)
         origin = f"from {f['from']}" if known else "the direction that best explains the label"
         return LabelVerdict(key, fld, "suspicious", label, est, conf,
                             f"the source's direction ({f['direction']:.0f} deg, {origin}) sounds "

@@ -15,7 +15,7 @@ from ...audit.hypotheses import (
     ANGLE_HYPOTHESES,
     apply_hypothesis,
 )
-from ...audit.verdicts import LabelVerdict
+from ...audit.verdicts import LabelVerdict, shift_confidence, weak_support_confidence
 from ...conventions import direction_to_vector, vector_to_direction
 from .audit_config import StarssAuditConfig
 from .audit_events import (
@@ -216,7 +216,7 @@ def audit_tracks(
             ev["onset_event_azimuth"] = started
         if (abs(shift_s) >= cfg.min_shift_s - 1e-9 and iou_best - iou0 >= cfg.shift_gain
                 and iou_best >= cfg.shift_min_iou and started is None):
-            conf = float(np.clip(0.45 + (iou_best - iou0), 0.3, 0.95))
+            conf = shift_confidence(iou_best - iou0)
             when = "late" if shift_s < 0 else "early"
             verdicts.append(LabelVerdict(
                 key, "time", "suspicious", label=[t0, t1],
@@ -234,7 +234,7 @@ def audit_tracks(
             verdicts.append(LabelVerdict(
                 key, "time", "suspicious", label=[t0, t1],
                 estimate=[t0 + shift_s, t1 + shift_s],
-                confidence=float(np.clip(0.45 + (iou_best - iou0), 0.3, 0.95)),
+                confidence=shift_confidence(iou_best - iou0),
                 reason=f"labelled frames are {abs(shift_s):.1f} s too {when}: an event from "
                        f"the labelled direction spans them moved by {shift_s:+.1f} s (IoU "
                        f"{iou0:.2f} -> {iou_best:.2f})", evidence=ev))
@@ -305,8 +305,8 @@ def audit_tracks(
         if p_dir <= cfg.doubt_prom and peaks_disagree:
             how = (f"; it fits the signal under {best_h} (prominence {fits[best_h]:.2f})"
                    if np.isfinite(fits[best_h]) and fits[best_h] >= cfg.agree_prom else "")
-            conf = float(np.clip(0.5 + 0.45 * (cfg.doubt_prom - p_dir) / cfg.doubt_prom
-                                 + (0.1 if how else 0.0), 0.3, 0.95))
+            conf = weak_support_confidence(p_dir, cfg.doubt_prom, base=0.5, floor=0.3,
+                                           corroborated=bool(how))
             verdicts.append(LabelVerdict(
                 key, "azimuth", "suspicious", label, estimate, conf,
                 f"little energy from the labelled direction during its frames (prominence "
