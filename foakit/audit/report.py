@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from ..conventions import CONVENTIONS
+from ..files import write_atomic
 from .verdicts import AuditResult, LabelVerdict, jsonable
 
 __all__ = ["write_report", "flag_record", "FLAGS_FILE", "VERDICTS_FILE", "SUMMARY_FILE",
@@ -46,12 +47,6 @@ def flag_record(v: LabelVerdict, *, figure: str | None = None) -> dict:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name))[:120]
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def write_report(
@@ -105,18 +100,18 @@ def write_report(
                 continue
     flags_text = "".join(json.dumps(jsonable(flag_record(v, figure=fig_of.get(i))),
                                     allow_nan=False) + "\n" for i, v in flagged)
-    _atomic_write(out / FLAGS_FILE, flags_text)
+    write_atomic(out / FLAGS_FILE, [flags_text])
     verdict_text = "".join(json.dumps(jsonable(v.to_dict()), allow_nan=False) + "\n"
                            for v in result.verdicts)
-    _atomic_write(out / VERDICTS_FILE, verdict_text)
+    write_atomic(out / VERDICTS_FILE, [verdict_text])
     summary = dict(result.summary)
     summary["failures"] = [{"path": p, "error": e} for p, e in result.failures]
     summary["conventions"] = CONVENTIONS
     summary["files"] = {"flags": FLAGS_FILE, "verdicts": VERDICTS_FILE, "index": INDEX_FILE,
                         "figures": corpus_figs + sorted(fig_of.values())}
-    _atomic_write(out / SUMMARY_FILE, json.dumps(jsonable(summary), indent=2,
-                                                 allow_nan=False))
-    _atomic_write(out / INDEX_FILE, _index(result, summary, flagged, fig_of, corpus_figs))
+    write_atomic(out / SUMMARY_FILE, [json.dumps(jsonable(summary), indent=2,
+                                                 allow_nan=False)])
+    write_atomic(out / INDEX_FILE, [_index(result, summary, flagged, fig_of, corpus_figs)])
     return {"flags": out / FLAGS_FILE, "verdicts": out / VERDICTS_FILE,
             "summary": out / SUMMARY_FILE, "index": out / INDEX_FILE}
 

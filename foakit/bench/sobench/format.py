@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ...errors import FormatError
+from ...files import read_text, write_atomic
 from ..questions import Cues, parse_question, referents
 
 __all__ = [
@@ -147,12 +147,7 @@ def qa_file(root: str | os.PathLike, split: str = "test") -> Path:
 
 def _json_rows(path: Path) -> Iterable[tuple[int, Any]]:
     """(line, object) pairs of a JSONL file (or of a JSON list / ``{"records": [...]}``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(path, f"not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise FormatError(path, f"cannot read ({exc.strerror or exc})") from None
+    text = read_text(path)
     if path.suffix == ".json":
         try:
             payload = json.loads(text)
@@ -323,18 +318,8 @@ def write_predictions(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]
 
     Keys starting with ``_`` are private and not written.  Returns the path written.
     """
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for row in rows:
-                clean = {k: v for k, v in row.items() if not str(k).startswith("_")}
-                fh.write(json.dumps(clean, ensure_ascii=False, allow_nan=False) + "\n")
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    return write_atomic(path, (json.dumps({k: v for k, v in row.items()
+                                            if not str(k).startswith("_")},
+                                           ensure_ascii=False, allow_nan=False) + "\n"
+                                for row in rows))
 

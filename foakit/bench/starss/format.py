@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import FormatError
+from ...files import read_text, write_atomic
 
 __all__ = [
     "LABEL_HOP_S",
@@ -162,12 +162,7 @@ def read_label_csv(path: str | os.PathLike) -> list[LabelRow]:
         source)`` appears twice.  The message names ``file:line``.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormatError(p, f"not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise FormatError(p, f"cannot read ({exc.strerror or exc})") from None
+    text = read_text(p, encoding="utf-8-sig")
     rows: list[LabelRow] = []
     n_cols: int | None = None
     seen: dict[tuple[int, int, int], int] = {}
@@ -247,18 +242,7 @@ def write_label_csv(
         if distance:
             cells.append("-1" if r.distance_cm is None else _fmt(float(r.distance_cm)))
         lines.append(",".join(cells) + "\n")
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(lines)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    return write_atomic(path, lines)
 
 
 def rows_to_tracks(rows: Iterable[LabelRow]) -> dict[tuple[int, int], SourceTrack]:
