@@ -18,7 +18,7 @@ from foakit.bench.sobench.format import (
     resolve_audio_path,
     write_predictions,
 )
-from foakit.errors import FormatError
+from foakit.errors import FormatError, ParameterError
 
 
 def _record(qa_id, task="estimate_azimuth", **kw):
@@ -117,12 +117,28 @@ def test_predictions_round_trip(tmp_path):
         read_predictions(tmp_path / "none.jsonl")
 
 
-def test_prediction_text_follows_the_documented_order():
-    assert prediction_text({"prediction": "b", "prediction_cleaned": "a"}) == "b"
-    assert prediction_text({"prediction": "", "prediction_cleaned": "a"}) == "a"
-    assert prediction_text({"prediction": "b", "prediction_raw": "c"}) == "b"
-    assert prediction_text({"prediction": " ", "prediction_raw": "c"}) == "c"
+def test_prediction_text_follows_the_readme_order_on_request():
+    def readme(row):
+        return prediction_text(row, order="readme")
+
+    assert readme({"prediction": "b", "prediction_cleaned": "a"}) == "b"
+    assert readme({"prediction": "", "prediction_cleaned": "a"}) == "a"
+    assert readme({"prediction": "b", "prediction_raw": "c"}) == "b"
+    assert readme({"prediction": " ", "prediction_raw": "c"}) == "c"
+    assert readme({}) == ""
+
+
+def test_prediction_text_follows_the_official_code_by_default():
+    # score_sobench.py reads `prediction_cleaned or prediction or prediction_raw or ""`
+    assert prediction_text({"prediction": "b", "prediction_cleaned": "a"}) == "a"
+    assert prediction_text({"prediction": "b", "prediction_cleaned": ""}) == "b"
+    assert prediction_text({"prediction": "b", "prediction_cleaned": None}) == "b"
+    assert prediction_text({"prediction": "", "prediction_raw": "c"}) == "c"
+    # truthiness, not blankness: a field of spaces is taken, as `or` takes it
+    assert prediction_text({"prediction_cleaned": " ", "prediction": "b"}) == " "
     assert prediction_text({}) == ""
+    with pytest.raises(ParameterError, match="order="):
+        prediction_text({}, order="other")
 
 
 # ---- question cues --------------------------------------------------------------------

@@ -107,13 +107,18 @@ def test_missing_empty_and_unparsable_predictions():
     assert no_target["status"] == "no_target" and no_target["correct"] == 0.0
 
 
-def test_prediction_text_order_is_the_documented_one():
+def test_prediction_text_order_is_the_official_codes_unless_told_otherwise():
     item = qa("estimate_distance", {"distance_m": 2.0})
     row = {"qa_id": "q1", "prediction": "2 m", "prediction_cleaned": "9 m",
            "prediction_raw": "7 m"}
-    assert judge_record(item, row)["value"] == 2.0
+    assert judge_record(item, row)["value"] == 9.0  # prediction_cleaned first, as the code
+    readme = ScoreConfig(text_order="readme")
+    assert judge_record(item, row, readme)["value"] == 2.0
     row = {"qa_id": "q1", "prediction": "", "prediction_raw": "2.5 m"}
     assert judge_record(item, row)["value"] == 2.5
+    assert judge_record(item, row, readme)["value"] == 2.5
+    with pytest.raises(ParameterError, match="text_order"):
+        ScoreConfig(text_order="prediction")
 
 
 def test_relations_are_judged_locally():

@@ -103,6 +103,11 @@ def add_score(sub: argparse._SubParsersAction) -> None:
                    "text only like the official no-API fallback (text), or the object only")
     p.add_argument("--spatial-temporal-time-policy", default="semantic_times_iou",
                    choices=("semantic_times_iou", "semantic_only"))
+    p.add_argument("--text-order", choices=("code", "readme"), default="code",
+                   help="which text field of a prediction is read: the official scorer's code "
+                   "order, prediction_cleaned, then prediction, then prediction_raw (default; "
+                   "its published numbers come from it), or the order its README documents, "
+                   "prediction first (readme)")
     p.add_argument("--source-match", choices=("judge", "exact"), default="judge",
                    help="source-identity tasks: leave to the LLM judge (default), or count "
                    "correct when the canonical label appears in the prediction (exact)")
@@ -124,7 +129,7 @@ def _run_score(args: argparse.Namespace) -> int:
         distance_threshold_m=args.distance_threshold_m,
         time_threshold_s=args.time_threshold_s, wer_threshold=args.wer_threshold,
         values=args.values, spatial_temporal_time_policy=args.spatial_temporal_time_policy,
-        source_match=args.source_match)
+        source_match=args.source_match, text_order=args.text_order)
     qa = load_qa(args.root, args.split)
     reports, bad = {}, False
     for path in args.predictions:

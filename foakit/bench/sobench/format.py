@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from ...errors import FormatError
+from ...errors import FormatError, ParameterError
 from ...files import read_text, write_atomic
 from ..questions import Cues, parse_question, referents
 
@@ -34,6 +34,7 @@ __all__ = [
     "qa_file",
     "load_qa",
     "resolve_audio_path",
+    "PREDICTION_TEXT_ORDERS",
     "prediction_text",
     "read_predictions",
     "write_predictions",
@@ -273,15 +274,40 @@ def resolve_audio_path(root: str | os.PathLike, audio_path: str) -> Path:
     return target
 
 
-def prediction_text(row: Mapping[str, Any]) -> str:
+#: The orders in which a prediction row's text fields are read.  ``code``: the order the
+#: official scorer's code reads them (``scripts/score_sobench.py``: ``prediction_cleaned or
+#: prediction or prediction_raw``), which its published numbers come from; ``readme``: the
+#: order its README documents (``prediction`` first).
+PREDICTION_TEXT_ORDERS = {
+    "code": ("prediction_cleaned", "prediction", "prediction_raw"),
+    "readme": ("prediction", "prediction_cleaned", "prediction_raw"),
+}
+
+
+def prediction_text(row: Mapping[str, Any], *, order: str = "code") -> str:
     """The answer text of a prediction row, read as the official scorer reads it.
 
-    ``prediction``, then ``prediction_cleaned``, then ``prediction_raw``: the first that
-    is non-empty (the order SO-Bench's README documents for its scorer); "" when none is.
+    Parameters
+    ----------
+    row : mapping
+        One prediction record.
+    order : {"code", "readme"}
+        :data:`PREDICTION_TEXT_ORDERS`.  ``code`` takes the first field that is truthy,
+        exactly as the scorer's ``a or b or c`` does (a field of spaces counts);
+        ``readme`` takes the first that is not blank.
+
+    Returns
+    -------
+    str
+        "" when no field holds text.
     """
-    for key in ("prediction", "prediction_cleaned", "prediction_raw"):
+    if order not in PREDICTION_TEXT_ORDERS:
+        raise ParameterError(f"{order=!r} must be one of {tuple(PREDICTION_TEXT_ORDERS)}")
+    for key in PREDICTION_TEXT_ORDERS[order]:
         value = row.get(key)
-        if value is not None and str(value).strip():
+        if order == "code" and value:
+            return str(value)
+        if order == "readme" and value is not None and str(value).strip():
             return str(value)
     return ""
 

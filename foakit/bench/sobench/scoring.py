@@ -98,6 +98,11 @@ class ScoreConfig:
         "judge": source-identity tasks need the LLM judge (not counted right or wrong).
         "exact": correct when the normalised canonical label appears in the prediction, a
         lower bound of the judge's ``exact_or_synonym``.
+    text_order : {"code", "readme"}
+        Which text field of a prediction is read
+        (:data:`~foakit.bench.sobench.format.PREDICTION_TEXT_ORDERS`): the official code's
+        order (``prediction_cleaned`` first; its published numbers come from it) or its
+        README's (``prediction`` first).
     """
 
     angle_threshold_deg: float = 20.0
@@ -108,9 +113,11 @@ class ScoreConfig:
     values: str = "auto"
     spatial_temporal_time_policy: str = "semantic_times_iou"
     source_match: str = "judge"
+    text_order: str = "code"
 
     def __post_init__(self) -> None:
         choices = {"values": ("auto", "text", "foakit"), "source_match": ("judge", "exact"),
+                   "text_order": ("code", "readme"),
                    "spatial_temporal_time_policy": ("semantic_times_iou", "semantic_only")}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -331,7 +338,7 @@ def judge_record(item: QAItem, row: Mapping[str, Any] | None,
     res: dict[str, Any] = {"qa_id": item.qa_id, "task_name": task, "status": "scored",
                            "correct": None, "metric": None, "value": None, "target": None,
                            "error": None, "iou": None, "values_from": None}
-    text = prediction_text(row) if row is not None else ""
+    text = prediction_text(row, order=cfg.text_order) if row is not None else ""
     obj = row.get("foakit") if row is not None else None
     obj_values = obj.get("values") if isinstance(obj, Mapping) else None
     values: dict[str, Any] = {} if cfg.values == "foakit" else extract_text_values(text)
