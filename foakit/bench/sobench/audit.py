@@ -427,6 +427,7 @@ def audit_sobench(
     for it in qa.items:
         groups.setdefault(it.audio_path, []).append(it)
     failures: list[tuple[str, str]] = []
+    links: dict[str, str] = {}
     jobs, claims = [], {}
     for i, (apath, items) in enumerate(sorted(groups.items())):
         aid = str(items[0].record.get("audio_id") or Path(apath).stem)
@@ -440,6 +441,9 @@ def audit_sobench(
         if not path.is_file():
             failures.append((apath, "no such audio file"))
             continue
+        real = os.path.realpath(path)
+        if real != os.path.abspath(path):  # reached through a symlink: say where it led
+            links[apath] = real
         jobs.append((aid, str(path), i < cfg.convention_clips))
     verdicts: dict[str, list[LabelVerdict]] = {}
     draws: dict[str, dict] = {}
@@ -487,6 +491,7 @@ def audit_sobench(
         "n_audio_audited": len(ok_ids),
         "n_failed": len(failures),
         "duplicate_qa_ids": qa.duplicates,
+        "audio_links": links,
         "counts": count_verdicts(out),
         "convention": _convention({a: conv[a] for a in ok_ids},
                                   {a: conv_alt[a] for a in ok_ids if a in conv_alt}, order, cfg),

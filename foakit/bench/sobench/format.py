@@ -17,11 +17,12 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from ...errors import FormatError, ParameterError
 from ...files import read_text, write_atomic
+from ..paths import resolve_under
 from ..questions import Cues, parse_question, referents
 
 __all__ = [
@@ -231,7 +232,7 @@ def load_qa(root: str | os.PathLike, split: str = "test") -> QASet:
 
 
 def resolve_audio_path(root: str | os.PathLike, audio_path: str) -> Path:
-    """The file an ``audio_path`` names, refusing any path that leaves ``root``.
+    """The file an ``audio_path`` names under ``root``, refusing names that leave it.
 
     Parameters
     ----------
@@ -243,35 +244,18 @@ def resolve_audio_path(root: str | os.PathLike, audio_path: str) -> Path:
     Returns
     -------
     Path
-        ``root / audio_path`` (not resolved, so it may not exist: reading it is the
-        caller's business).
+        ``root / audio_path``, not resolved: symlinks inside the root are followed wherever
+        they lead when the file is read (a Hugging Face hub snapshot stores every file as a
+        symlink into its ``blobs/`` folder; corpora often reach their audio through a
+        symlinked folder).
 
     Raises
     ------
     FormatError
-        The path is empty, absolute (POSIX, Windows drive or UNC), has a ``..``
-        component, or resolves (through symlinks) to a place outside ``root``.
+        The path is empty, absolute (POSIX, Windows drive or UNC) or has a ``..``
+        component (:func:`foakit.bench.paths.resolve_under`).
     """
-    text = str(audio_path)
-    if not text.strip():
-        raise FormatError(text, "empty audio_path")
-    if "\x00" in text:
-        raise FormatError(repr(text), "audio_path contains a NUL byte")
-    posix, windows = PurePosixPath(text), PureWindowsPath(text)
-    if posix.is_absolute() or windows.drive or windows.root or text.startswith("~"):
-        raise FormatError(text, "refused: audio_path is absolute; it must be relative to "
-                          "the SO-Bench root")
-    if ".." in posix.parts or ".." in windows.parts:
-        raise FormatError(text, "refused: audio_path has a '..' component and would "
-                          "escape the SO-Bench root")
-    rootp = Path(root)
-    target = rootp.joinpath(*posix.parts)
-    real_root = Path(os.path.realpath(rootp))
-    real_target = Path(os.path.realpath(target))
-    if real_target != real_root and real_root not in real_target.parents:
-        raise FormatError(text, f"refused: audio_path resolves to {real_target}, outside "
-                          f"the SO-Bench root {real_root} (symlink out of the root)")
-    return target
+    return resolve_under(root, audio_path, root_name="SO-Bench root")
 
 
 #: The orders in which a prediction row's text fields are read.  ``code``: the order the
