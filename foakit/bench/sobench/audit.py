@@ -428,6 +428,7 @@ def audit_sobench(
         groups.setdefault(it.audio_path, []).append(it)
     failures: list[tuple[str, str]] = []
     links: dict[str, str] = {}
+    no_audio: dict[str, str] = {}  # audio_id -> why its labels were checked without audio
     jobs, claims = [], {}
     for i, (apath, items) in enumerate(sorted(groups.items())):
         aid = str(items[0].record.get("audio_id") or Path(apath).stem)
@@ -437,9 +438,11 @@ def audit_sobench(
             path = resolve_audio_path(root_p, apath)
         except FoakitError as exc:
             failures.append((apath, str(exc)))
+            no_audio[aid] = str(exc)
             continue
         if not path.is_file():
             failures.append((apath, "no such audio file"))
+            no_audio[aid] = f"{apath}: no such audio file"
             continue
         real = os.path.realpath(path)
         if real != os.path.abspath(path):  # reached through a symlink: say where it led
@@ -467,9 +470,13 @@ def audit_sobench(
     # clips finish in any order (and resumed ones first): everything below goes by job order
     # or sorted ids, so a resumed run writes what an uninterrupted one does
     failures += [broken[aid] for aid, _, _ in jobs if aid in broken]
+    no_audio.update({aid: f"{p}: {err}" for aid, (p, err) in broken.items()})
     for aid, cc in claims.items():
         if aid not in verdicts:  # audio missing or refused: corpus checks only
             verdicts[aid], _ = audit_clip(cc, None, cfg)
+    for aid, why in no_audio.items():  # every such verdict says it was made without audio
+        for v in verdicts.get(aid, []):
+            v.evidence["audio"] = f"not used: {why}"
     out: list[LabelVerdict] = []
     draw: dict[int, dict] = {}
     item_of = {it.qa_id: it for it in qa.items}
@@ -492,6 +499,10 @@ def audit_sobench(
         "n_failed": len(failures),
         "duplicate_qa_ids": qa.duplicates,
         "audio_links": links,
+        "without_audio": {"n_audio": len(no_audio),
+                          "n_labels": sum(len(verdicts.get(a, [])) for a in no_audio),
+                          "n_suspicious": sum(v.verdict == "suspicious" for a in no_audio
+                                              for v in verdicts.get(a, []))},
         "counts": count_verdicts(out),
         "convention": _convention({a: conv[a] for a in ok_ids},
                                   {a: conv_alt[a] for a in ok_ids if a in conv_alt}, order, cfg),

@@ -188,7 +188,7 @@ def prior_predictions(items: Sequence[QAItem], root: str | os.PathLike | None = 
     rel = {t: _mode([w for it in items if it.task_name == t
                      for w in [_relation_word(t, it.canonical_answer or it.answer)] if w], None)
            for t in ("relative_left_right", "compare_elevation", "compare_distance")}
-    durations: dict[str, float | None] = {}
+    durations: dict[str, tuple[float | None, str]] = {}
     rows = []
     for item in items:
         task = item.task_name
@@ -199,13 +199,18 @@ def prior_predictions(items: Sequence[QAItem], root: str | os.PathLike | None = 
         elif task in ("detect_time", "spatial_temporal"):
             if item.audio_path not in durations:
                 durations[item.audio_path] = _duration(root, item.audio_path)
-            dur = durations[item.audio_path] or _median(ends, 10.0)
+            known, why_not = durations[item.audio_path]
+            dur = known or _median(ends, 10.0)
             span = [0.0, round(dur, 2)]
             text = phrase_answer("detect_time", {"time_span": span})
-            rows.append(prediction_row(item, "prior", text, values={"time_span": span},
-                                       why="the whole clip" if durations[item.audio_path] else
-                                       "0 s to the median span end of this QA file's answers",
-                                       evidence="no signal used"))
+            row = prediction_row(item, "prior", text, values={"time_span": span},
+                                 why="the whole clip" if known else
+                                 "0 s to the median span end of this QA file's answers",
+                                 evidence="no signal used" if known else
+                                 f"no signal used; without its audio ({why_not})")
+            if not known:
+                row["foakit"]["without_audio"] = why_not
+            rows.append(row)
         elif task in rel and rel[task] is not None:
             word = rel[task]
             rows.append(prediction_row(item, "prior",
@@ -223,16 +228,17 @@ def prior_predictions(items: Sequence[QAItem], root: str | os.PathLike | None = 
     return rows
 
 
-def _duration(root: str | os.PathLike | None, audio_path: str) -> float | None:
+def _duration(root: str | os.PathLike | None, audio_path: str) -> tuple[float | None, str]:
+    """The clip's duration from its file header, or None and why it could not be read."""
     if root is None:
-        return None
+        return None, "no SO-Bench root was given"
     from ...io import audio_info
 
     try:
         sr, _, frames = audio_info(resolve_audio_path(root, audio_path))
-    except FoakitError:
-        return None
-    return frames / sr if sr > 0 else None
+    except FoakitError as exc:
+        return None, str(exc)
+    return (frames / sr, "") if sr > 0 else (None, f"{audio_path}: sample rate 0")
 
 
 def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
@@ -316,4 +322,8 @@ def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
                                     workers=workers, progress=progress, backend=backend)
         problems += bad
         rows = dsp_predictions(items, clips)
+    if kind == "prior":  # answers that wanted the audio (the clip's duration) and lacked it
+        problems += list(dict.fromkeys(
+            f"{r['audio_path']}: answered without its audio ({r['foakit']['without_audio']})"
+            for r in rows if r["foakit"].get("without_audio")))
     return BaselineRun(kind=kind, predictions=rows, problems=problems)
