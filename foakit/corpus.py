@@ -371,12 +371,12 @@ def analyze_corpus(
 
             analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
         else:
-            # forked workers inherit the loaded kernels and keep their freed memory
+            # forked workers inherit the kernels warm_kernels loaded and keep their freed
+            # memory
             run_batches(deque(batches),
                         partial(_work, audio_dir, channel_order=order,
                                 params_d=params.to_dict()),
-                        finish, failed, workers=workers, preload=partial(load_kernels, params),
-                        initializer=keep_freed_memory)
+                        finish, failed, workers=workers, initializer=keep_freed_memory)
     finally:
         if bar is not None:
             bar.close()
