@@ -113,7 +113,9 @@ def _complain(report: dict, name: str) -> bool:
                 or p["unmatched_predictions"])
 
 
-_BENCHMARKS = (_add_sobench,)
+from ..bench.rmsaqa.cli import add_score as _add_rmsaqa  # noqa: E402
+
+_BENCHMARKS = (_add_sobench, _add_rmsaqa)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from .audit import AuditConfig, audit_rmsaqa, write_audit
 from .baselines import (
     KINDS,
     BaselineRun,
@@ -28,6 +29,7 @@ from .baselines import (
     source_count,
 )
 from .claims import Claim, read_claim
+from .demo import demo_reports, demo_table
 from .extract import RULES, extract_letter
 from .format import (
     CATEGORIES,
@@ -51,6 +53,7 @@ __all__ = [
     "LETTERS",
     "METRICS",
     "RULES",
+    "AuditConfig",
     "BaselineRun",
     "Claim",
     "DspConfig",
@@ -59,9 +62,12 @@ __all__ = [
     "QASet",
     "RecordProblem",
     "analyze_for_qa",
+    "audit_rmsaqa",
     "audio_file",
     "chance_answers",
     "check_audio",
+    "demo_reports",
+    "demo_table",
     "dsp_answer",
     "dsp_answers",
     "extract_letter",
@@ -78,5 +84,6 @@ __all__ = [
     "score_answers",
     "source_count",
     "write_answers",
+    "write_audit",
     "write_rmsaqa_corpus",
 ]

@@ -64,7 +64,7 @@ LETTERS = ("A", "B", "C", "D")
 _BROKEN = object()  # a stage-1 pair that did not load, waiting for its stage 2
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Pair:
     """One question of a two-stage item.
 
@@ -94,7 +94,7 @@ class Pair:
     task_id: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Item:
     """One two-stage item: a stage-1 pair and the stage-2 pair that follows it.
 
@@ -193,8 +193,14 @@ class QASet:
         return {it.key: it for it in self.items}
 
 
+_PLAIN = {chr(c): chr(c) for c in range(65, 91)} | {chr(c): chr(c - 32) for c in range(97, 123)}
+
+
 def _letter(value: Any) -> str | None:
     """A reference letter as records write it ("D", "d", "(D)", "D.", "Option D")."""
+    fast = _PLAIN.get(value) if isinstance(value, str) else None
+    if fast is not None:  # nearly every record: a bare letter
+        return fast
     if not isinstance(value, str):
         return None
     text = value.strip().strip("().:").strip()
@@ -207,11 +213,11 @@ def _options(raw: Any) -> dict | str:
     """Letter -> text, or a string saying what is wrong."""
     if isinstance(raw, list):
         raw = {LETTERS[i] if i < len(LETTERS) else chr(65 + i): v for i, v in enumerate(raw)}
-    if not isinstance(raw, Mapping) or not raw:
+    if not isinstance(raw, dict) or not raw:
         return "options must be an object {A: ..., B: ...}"
     out = {}
     for k, v in raw.items():
-        letter = _letter(str(k))
+        letter = _PLAIN.get(k) or _letter(str(k))
         if letter is None or not letter.isalpha():
             return f"option key {k!r} is not a letter"
         if not isinstance(v, str) or not v.strip():
@@ -219,7 +225,8 @@ def _options(raw: Any) -> dict | str:
         out[letter] = v
     if len(out) < 2:
         return "fewer than two options"
-    return dict(sorted(out.items()))
+    keys = list(out)
+    return out if keys == sorted(keys) else dict(sorted(out.items()))
 
 
 def _category(row: Mapping) -> tuple[int | None, str, str | None]:
@@ -245,8 +252,9 @@ def _category(row: Mapping) -> tuple[int | None, str, str | None]:
     return cid, CATEGORIES[cid], None
 
 
-def _pair(row: Any, where: str) -> Pair | str:
-    if not isinstance(row, Mapping):
+def _pair(row: Any, where: str) -> tuple[Pair, str | None] | str:
+    """The pair and its category problem (kept), or the problem that drops it."""
+    if not isinstance(row, dict):
         return f"{where} is not an object"
     stage = row.get("stage", row.get("layer"))
     if isinstance(stage, str) and stage.strip().isdigit():
@@ -265,11 +273,12 @@ def _pair(row: Any, where: str) -> Pair | str:
         return (f"{where}: answer {raw_answer!r} is not among the options "
                 f"{', '.join(options)}")
     task = row.get("task_id")
-    cid, name = None, ""
+    cid, name, problem = None, "", None
     if stage == 2:
-        cid, name, _ = _category(row)
+        cid, name, problem = _category(row)
     return Pair(stage=stage, question=question, options=options, answer=letter,
-                category_id=cid, category_name=name, task_id="" if task is None else str(task))
+                category_id=cid, category_name=name,
+                task_id="" if task is None else str(task)), problem
 
 
 def _records(path: Path) -> list:
@@ -284,7 +293,7 @@ def _records(path: Path) -> list:
     except json.JSONDecodeError as exc:
         raise FormatError(path, f"bad JSON: {exc.msg} (column {exc.colno})",
                           line=exc.lineno) from None
-    if isinstance(payload, Mapping):
+    if isinstance(payload, dict):
         if "records" not in payload:
             raise FormatError(path, "a JSON object needs a 'records' list")
         payload = payload["records"]
@@ -327,7 +336,7 @@ def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = N
         def bad(msg: str, sid: str | None = None, dropped: bool = True, _ri=ri) -> None:
             problems.append(RecordProblem(_ri, sid, msg, dropped))
 
-        if not isinstance(row, Mapping):
+        if not isinstance(row, dict):
             bad(f"not an object ({type(row).__name__})")
             continue
         sid = row.get("segment_id")
@@ -354,10 +363,11 @@ def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = N
             got = _pair(raw, f"qa_pairs[{pi}]")
             if isinstance(got, str):
                 bad(got, sid)
-                stage = raw.get("stage", raw.get("layer")) if isinstance(raw, Mapping) else None
+                stage = raw.get("stage", raw.get("layer")) if isinstance(raw, dict) else None
                 # a broken stage 1 takes its stage 2 with it; a broken stage 2 its stage 1
                 pending = _BROKEN if str(stage) == "1" else None
                 continue
+            got, cat_problem = got
             if got.stage == 1:
                 if isinstance(pending, Pair):
                     bad(f"qa_pairs[{pi}]: a stage-1 pair follows a stage-1 pair; the "
@@ -371,7 +381,6 @@ def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = N
             if pending is None:
                 bad(f"qa_pairs[{pi}]: stage-2 pair without its stage 1", sid)
                 continue
-            cid, _, cat_problem = _category(raw)
             if cat_problem:
                 bad(f"qa_pairs[{pi}]: {cat_problem}", sid, dropped=False)
             items.append(Item(sid, n_items, audio, pending, got, ri))
