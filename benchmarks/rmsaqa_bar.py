@@ -2,10 +2,11 @@
 
     python benchmarks/rmsaqa_bar.py [--work DIR] [--clips N] [--workers N]
 
-* Tuning family (seeds 101, 102; 1-4 sources): the dsp thresholds (DspConfig) are chosen
+* Tuning family (seeds 101-104; 1-4 sources): the dsp thresholds (DspConfig) are chosen
   there by a grid search on stage-2 Sound Counting + stage-1 accuracy.
-* Report family (seeds 201, 202, 203; 1-4 sources) and a single-source family (seed 301,
-  one source per clip): every figure printed is measured there with the chosen config.
+* Report families, every figure printed measured there with the chosen config: seeds
+  201-203 (1-4 sources, uniform), seeds 211-213 (1-4 sources with weights 0.35, 0.3, 0.2,
+  0.15) and seed 301 (one source per clip, localization-heavy).
 * Chance: 2,000+ items from QA-only corpora (seeds 401..) with ``--kind chance``.
 
 Corpora and analyses are cached in ``--work`` (re-running reuses them).
@@ -32,9 +33,31 @@ from foakit.bench.rmsaqa import (
     write_rmsaqa_corpus,
 )
 
-TUNE = (101, 102)
+TUNE = (101, 102, 103, 104)
 REPORT = (201, 202, 203)
+MIX = (211, 212, 213)
+MIX_WEIGHTS = (0.35, 0.3, 0.2, 0.15)
 SINGLE = (301,)
+
+
+def count_table(work: Path, seeds, cfg) -> str:
+    """Clips by true and counted number of sources."""
+    import collections
+
+    from foakit.bench.rmsaqa import source_count
+    from foakit.corpus import load_clips
+
+    conf = collections.Counter()
+    for s in seeds:
+        recs = load_clips(work / f"seed{s}" / "analysis")
+        for line in open(work / f"seed{s}" / "truth" / "scenes.jsonl"):
+            t = json.loads(line)
+            conf[(len(t["sources"]), source_count(recs[t["audio_path"]], cfg))] += 1
+    out = []
+    for n in sorted({a for a, _ in conf}):
+        tot = sum(v for (a, _), v in conf.items() if a == n)
+        out.append(f"{n} source(s): {conf[(n, n)]}/{tot} counted right")
+    return "; ".join(out)
 
 
 def corpus(work: Path, seed: int, clips: int, workers: int, **kw):
@@ -62,7 +85,7 @@ def merged(parts):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="/tmp/foakit-rmsaqa-bar")
-    ap.add_argument("--clips", type=int, default=40)
+    ap.add_argument("--clips", type=int, default=60)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     work = Path(args.work)
@@ -94,6 +117,15 @@ def main() -> None:
                "dsp": score_answers(qa, dsp_answers(qa, rec, cfg=cfg))}
     print(f"\nreport seeds {REPORT} ({len(qa)} items, {args.clips} clips each):")
     print(format_comparison(reports))
+    print("clip source counts:", count_table(work, REPORT, cfg))
+    mq, mrec = merged([corpus(work, s, args.clips, args.workers, n_sources=MIX_WEIGHTS)
+                       for s in MIX])
+    mix = {"chance": score_answers(mq, chance_answers(mq, seed=0)),
+           "prior": score_answers(mq, prior_answers(mq)),
+           "dsp": score_answers(mq, dsp_answers(mq, mrec, cfg=cfg))}
+    print(f"\nmixed source counts {MIX_WEIGHTS} for 1-4, seeds {MIX} ({len(mq)} items):")
+    print(format_comparison(mix))
+    print("clip source counts:", count_table(work, MIX, cfg))
     sq, srec = merged([corpus(work, s, args.clips, args.workers, n_sources=1,
                               category_weights=(1, 3, 1, 0, 0, 1)) for s in SINGLE])
     single = {"chance": score_answers(sq, chance_answers(sq, seed=0)),
@@ -117,6 +149,8 @@ def main() -> None:
     out = {"config": cfg.to_dict(), "report": {k: {"overall": v["overall"],
                                                    "by_category": v["by_category"]}
                                                for k, v in reports.items()},
+           "mixed": {k: {"overall": v["overall"], "by_category": v["by_category"]}
+                     for k, v in mix.items()},
            "single_source": {k: v["by_category"]["Source Localization"]
                              for k, v in single.items()}}
     (work / "bar.json").write_text(json.dumps(out, indent=1))

@@ -301,6 +301,10 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
                "counts": count_verdicts(verdicts), "by_category": by_cat,
                "convention": block, "convention_evidence": evidence,
                "config": asdict(cfg), "qa_problems": [str(p) for p in qa.problems]}
+    if block.get("mismatch"):
+        summary["note"] = ("the convention audit names a mismatch; the direction verdicts "
+                           "read the corpus as declared, so their flags may be its symptom: "
+                           "audit again with the convention fixed")
     failures = [(p.split(":", 1)[0], p.split(":", 1)[-1].strip()) for p in problems]
     return AuditResult(kind="rmsaqa", verdicts=verdicts, summary=summary, failures=failures)
 
