@@ -8,6 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 import soundfile as sf
+from hypothesis import given
+from hypothesis import strategies as st
 
 from foakit.bench.rmsaqa import (
     CATEGORIES,
@@ -175,3 +177,24 @@ def test_corpus_parameters_are_checked(tmp_path):
         write_rmsaqa_corpus(tmp_path, n_clips=0)
     with pytest.raises(ParameterError, match="category_weights"):
         write_rmsaqa_corpus(tmp_path, n_clips=1, category_weights=(1, 2), render=False)
+
+
+@given(st.integers(1, 12), st.sampled_from(["At about {h} o'clock", "around {h} o'clock",
+                                            "It is at {h} oclock"]))
+def test_clock_positions_read_clockwise_from_the_front(h, phrase):
+    claim = read_claim(phrase.format(h=h))
+    expect = (-30.0 * (h % 12) + 180.0) % 360.0 - 180.0
+    assert claim.azimuth_deg == pytest.approx(expect) and claim.halfwidth_deg == 15.0
+
+
+@given(st.integers(1, 179), st.sampled_from(["left", "right"]))
+def test_angles_left_positive(deg, side):
+    az = read_claim(f"About {deg} degrees to the {side}").azimuth_deg
+    assert az == (deg if side == "left" else -deg)
+
+
+@given(st.integers(1, 6), st.sampled_from(["{n}", "{w} sources", "{n} distinct sounds",
+                                           "Only {w}"]))
+def test_counts_in_digits_and_words(n, phrase):
+    words = ("one", "two", "three", "four", "five", "six")
+    assert read_claim(phrase.format(n=n, w=words[n - 1])).count == n

@@ -8,6 +8,8 @@ import os
 import numpy as np
 import pytest
 import soundfile as sf
+from hypothesis import given
+from hypothesis import strategies as st
 
 from foakit.bench.rmsaqa import audio_file, check_audio, load_qa, read_answers, write_answers
 from foakit.errors import FormatError
@@ -226,3 +228,31 @@ def test_answers_round_trip_and_errors(tmp_path):
             read_answers(bad)
     with pytest.raises(FormatError, match="no such answers file"):
         read_answers(tmp_path / "none.jsonl")
+
+
+_VALUES = st.one_of(st.none(), st.integers(-2, 8), st.text(max_size=6),
+                    st.sampled_from(["A", "b", "(C)", "1", "2", "Sound Counting"]))
+_PAIR = st.dictionaries(st.sampled_from(["stage", "layer", "question", "options", "answer",
+                                         "correct_option", "category_id", "category_name"]),
+                        st.one_of(_VALUES, st.just(OPTS), st.lists(st.text(max_size=3),
+                                                                   max_size=5)))
+_RECORD = st.one_of(_VALUES, st.fixed_dictionaries(
+    {"segment_id": _VALUES, "audio_path": st.one_of(_VALUES, st.just("a.wav")),
+     "qa_pairs": st.one_of(_VALUES, st.lists(st.one_of(_PAIR, st.just(s1()), st.just(s2())),
+                                             max_size=5))}))
+
+
+@given(st.lists(_RECORD, max_size=6))
+def test_any_records_load_or_are_reported(tmp_path_factory, records):
+    """Whatever the records hold, loading never raises: each item that loads is a proper
+    two-stage item and every record that gives none is reported."""
+    p = tmp_path_factory.mktemp("h") / "v.json"
+    p.write_text(json.dumps(records))
+    qa = load_qa(p)
+    assert qa.n_records == len(records)
+    for it in qa:
+        assert it.stage1.stage == 1 and it.stage2.stage == 2
+        assert it.stage1.answer in it.stage1.options and it.stage2.answer in it.stage2.options
+    loaded = {it.record for it in qa}
+    reported = {pr.record for pr in qa.problems}
+    assert set(range(len(records))) <= loaded | reported

@@ -14,7 +14,7 @@ from .synth import write_rmsaqa_corpus
 __all__ = ["DEMO_CLIPS", "DEMO_SEED", "demo_reports", "demo_table"]
 
 #: Size and seed of the demo corpus (the seed is none of the dsp tuning seeds).
-DEMO_CLIPS = 36
+DEMO_CLIPS = 60
 DEMO_SEED = 5
 
 
