@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import soundfile as sf
 
 from foakit.bench.rmsaqa import (
     audit_rmsaqa,
@@ -55,6 +56,8 @@ def test_convention_audit_names_fuma_and_mirrored_copies_and_clears_the_clean_on
     conv = fuma.summary["convention"]
     assert conv["best"] == "fuma_as_ambix" and conv["mismatch"], conv["evidence"]
     assert conv["channel_reading"]["weights"].startswith("FuMa")
+    assert conv["channel_reading"]["name"].startswith("FuMa")
+    assert clean.summary["convention"]["channel_reading"]["name"].startswith("ambiX")
     # the mirrored answers are flagged by the answer checks, the clean ones are not
     flagged = [v for v in mirror.verdicts if v.verdict == "suspicious"]
     assert sum(v.field == "direction" for v in flagged) >= 5
@@ -62,6 +65,27 @@ def test_convention_audit_names_fuma_and_mirrored_copies_and_clears_the_clean_on
                 and v.field == "direction"]
     assert all(v.verdict == "unverifiable" for v in clean.verdicts
                if v.key["category"] == "Action Prediction")
+
+
+def test_wxyz_at_sn3d_is_told_from_fuma_by_the_w_weight(corpora, tmp_path):
+    """The clean audio re-stored as W, X, Y, Z without FuMa's W gain: the order the public
+    baseline reads, at SN3D weights."""
+    c = corpora
+    copy = tmp_path / "wxyz"
+    for it in load_qa(c["clean"]):
+        dst = copy / it.audio_path
+        if dst.exists():
+            continue
+        x, sr = sf.read(c["clean"].parent / it.audio_path)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(dst, x[:, [0, 3, 1, 2]], sr, subtype="PCM_16")
+    res = audit_rmsaqa(load_qa(c["clean"], audio_root=copy), analysis_dir=tmp_path / "an",
+                       workers=1)
+    conv = res.summary["convention"]
+    assert conv["best"] == "fuma_as_ambix" and conv["mismatch"], conv["evidence"]
+    assert conv["channel_reading"]["order"] == "W, X, Y, Z"
+    assert conv["channel_reading"]["weights"] == "SN3D"
+    assert "public baseline" in conv["channel_reading"]["name"]
 
 
 def test_cli_baseline_score_audit(corpora, tmp_path):
@@ -93,7 +117,15 @@ def test_cli_baseline_score_audit(corpora, tmp_path):
     summary = json.loads((tmp_path / "aud" / "summary.json").read_text())
     assert summary["convention"]["best"] == "fuma_as_ambix"
     assert (tmp_path / "aud" / "figures" / "convention.png").stat().st_size > 1000
-    assert (tmp_path / "aud" / "flags.jsonl").read_text().strip()
+    flags = [json.loads(x) for x in (tmp_path / "aud" / "flags.jsonl").read_text().splitlines()]
+    assert flags and [f["confidence"] for f in flags] == sorted(
+        (f["confidence"] for f in flags), reverse=True)
+    with_fig = [f for f in flags if "figure" in f]
+    assert with_fig and all((tmp_path / "aud" / f["figure"]).is_file() for f in with_fig)
+    assert set(summary["files"]["figures"]) == {"figures/convention.png"} | {
+        f["figure"] for f in with_fig}
+    r = foakit("audit", "rmsaqa", c["fuma"], "-o", tmp_path / "aud2", "--max-figures", "-1")
+    assert r.returncode == 2 and "--max-figures -1" in r.stderr
 
 
 def test_cli_missing_answers_broken_audio_and_errors(corpora, tmp_path):

@@ -53,6 +53,13 @@ __all__ = ["AuditConfig", "READINGS", "audit_rmsaqa", "source_directions",
 #: Channel readings: which raw channels are x, y, z (W is channel 0 in both).
 READINGS = {"ambix": (3, 1, 2), "fuma": (1, 2, 3)}
 _ANGLE_MAPS = ("declared", "mirror_azimuth", "front_back")
+_READING_NAMES = {
+    ("W, Y, Z, X", "SN3D"): "ambiX (ACN order, SN3D)",
+    ("W, X, Y, Z", "FuMa"): "FuMa (W, X, Y, Z, W at -3 dB)",
+    ("W, X, Y, Z", "SN3D"): "W, X, Y, Z at SN3D weights (the public baseline's reading of "
+                            "channels 0..3 as w, x, y, z)",
+    ("W, Y, Z, X", "FuMa"): "ACN order with FuMa's W at -3 dB",
+}
 
 
 @dataclass(frozen=True)
@@ -258,9 +265,15 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
     block = decide(declared, scores)
     ratio = float(np.median(ratios)) if ratios else None
     weights = None if ratio is None else ("FuMa (W at -3 dB)" if ratio > 1.5 else "SN3D")
+    best = block.get("best") or "declared"
+    reading = declared if not best.startswith(tuple(f"{r}_as_" for r in READINGS)) else \
+        best.split("_as_")[0]
+    order = "W, Y, Z, X" if reading == "ambix" else "W, X, Y, Z"
     block["channel_reading"] = {
+        "order": order,
         "dipole_to_omni_power": None if ratio is None else round(ratio, 3),
         "weights": weights,
+        "name": None if weights is None else _READING_NAMES[(order, weights[:4])],
         "note": "about 1 for SN3D, 2 for FuMa weights, 3 for N3D; directions do not depend "
                 "on the W weight, so the W, X, Y, Z reading at SN3D and at FuMa weights "
                 "differ only here",
@@ -309,38 +322,100 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
     return AuditResult(kind="rmsaqa", verdicts=verdicts, summary=summary, failures=failures)
 
 
-def write_audit(result: AuditResult, out_dir: str | os.PathLike, *, figures: bool = True
-                ) -> dict:
+def _flag_figure(v: LabelVerdict, path, plt) -> bool:
+    """A direction flag on a polar plot, a time flag on a timeline; False for others."""
+    ev = v.evidence
+    ref, est = read_claim(str(v.label)), read_claim(str(v.estimate))
+    if v.field == "direction" and ref.azimuth_deg is not None:
+        fig = plt.figure(figsize=(4.2, 4.2))
+        ax = fig.add_subplot(projection="polar")
+        ax.set_theta_zero_location("N")  # front up, +90 (left) to the left
+        for az in ev.get("source_azimuths_deg", []):
+            ax.plot([np.deg2rad(az)] * 2, [0, 1], color="0.4", lw=3)
+        for claim, color, name in ((ref, "C3", "reference"), (est, "C2", "signal's choice")):
+            if claim.azimuth_deg is not None:
+                ax.plot([np.deg2rad(claim.azimuth_deg)] * 2, [0, 0.8], color=color, lw=2,
+                        label=f"{name}: {claim.azimuth_deg:.0f} deg")
+        ax.set_yticks([])
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, -0.28), fontsize=8)
+        ax.set_title("grey: analysed sources", fontsize=9)
+    elif v.field in ("onset", "time_span"):
+        fig, ax = plt.subplots(figsize=(7, 2.2))
+        for k, (a, b) in enumerate(ev.get("events", [])):
+            ax.plot([a, b], [0, 0], color="0.4", lw=6, solid_capstyle="butt",
+                    label="analysed events" if k == 0 else None)
+        for claim, color, y, name in ((ref, "C3", 1, "reference"),
+                                      (est, "C2", -1, "signal's choice")):
+            if claim.span is not None:
+                ax.plot(claim.span, [y, y], color=color, lw=4, label=name)
+            elif claim.onset_s is not None:
+                ax.plot([claim.onset_s], [y], "v", color=color, ms=9, label=name)
+        ax.set_ylim(-2, 2)
+        ax.set_yticks([])
+        ax.set_xlabel("time (s)")
+        ax.legend(fontsize=8, ncol=3, loc="upper right")
+    else:
+        return False
+    fig.suptitle(f"{v.key['segment_id']} #{v.key['item']} {v.field}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def write_audit(result: AuditResult, out_dir: str | os.PathLike, *, figures: bool = True,
+                max_figures: int | None = None) -> dict:
     """Write flags.jsonl, verdicts.jsonl, summary.json and index.md (the SO-Bench audit's
-    files) plus ``figures/convention.png`` (agreement per hypothesis)."""
+    files), ``figures/convention.png`` (agreement per hypothesis) and one figure per flagged
+    direction or time answer (the ``max_figures`` most confident; None = all), named in
+    its flags.jsonl line."""
     import json
     from pathlib import Path
 
-    from ...audit.report import SUMMARY_FILE, write_report
+    from ...audit.report import FLAGS_FILE, SUMMARY_FILE, write_report
 
     paths = write_report(result, out_dir, figures=False)
-    if figures:
-        import matplotlib
+    if not figures:
+        return paths
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-        cands = result.summary["convention"]["candidates"]
-        names = list(cands)
-        fig, ax = plt.subplots(figsize=(7, 0.4 * len(names) + 1.2))
-        ax.barh(names, [100 * cands[n]["agreement"] for n in names],
-                color=["C1" if n == result.summary["convention"].get("best") else "C0"
-                       for n in names])
-        ax.set_xlabel("localization answers agreeing with the signal (%)")
-        ax.set_xlim(0, 100)
-        ax.invert_yaxis()
-        fig.tight_layout()
-        fdir = Path(out_dir) / "figures"
-        fdir.mkdir(exist_ok=True)
-        fig.savefig(fdir / "convention.png", dpi=90)
-        plt.close(fig)
-        summary = json.loads(Path(paths["summary"]).read_text())
-        summary["files"]["figures"] = ["figures/convention.png"]
-        Path(out_dir, SUMMARY_FILE).write_text(json.dumps(summary, indent=2))
-        paths["figures"] = [fdir / "convention.png"]
+    out = Path(out_dir)
+    fdir = out / "figures"
+    fdir.mkdir(exist_ok=True)
+    cands = result.summary["convention"]["candidates"]
+    names = list(cands)
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(names) + 1.2))
+    ax.barh(names, [100 * cands[n]["agreement"] for n in names],
+            color=["C1" if n == result.summary["convention"].get("best") else "C0"
+                   for n in names])
+    ax.set_xlabel("localization answers agreeing with the signal (%)")
+    ax.set_xlim(0, 100)
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(fdir / "convention.png", dpi=90)
+    plt.close(fig)
+    made = ["figures/convention.png"]
+    flagged = sorted(result.flagged, key=lambda v: -v.confidence)  # flags.jsonl's order
+    lines = Path(paths["flags"]).read_text(encoding="utf-8").splitlines()
+    for k, v in enumerate(flagged):
+        if max_figures is not None and k >= max_figures:
+            break
+        rel = f"figures/{v.key['segment_id']}_{v.key['item']}_{v.field}.png"
+        try:
+            ok = _flag_figure(v, out / rel, plt)
+        except Exception:  # a figure must never sink the report
+            ok = False
+        if ok:
+            made.append(rel)
+            rec = json.loads(lines[k])
+            rec["figure"] = rel
+            lines[k] = json.dumps(rec, allow_nan=False)
+    Path(out, FLAGS_FILE).write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    summary = json.loads(Path(paths["summary"]).read_text())
+    summary["files"]["figures"] = made
+    Path(out, SUMMARY_FILE).write_text(json.dumps(summary, indent=2))
+    paths["figures"] = [out / m for m in made]
     return paths

@@ -145,6 +145,8 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
     p.add_argument("--workers", type=int, default=None, help="analysis processes")
     p.add_argument("--no-figures", action="store_true", help="write no figures")
+    p.add_argument("--max-figures", type=int, default=None, metavar="N",
+                   help="figures for at most N flags, the most confident (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_audit)
 
@@ -159,11 +161,16 @@ def run_audit(args: argparse.Namespace) -> int:
         print(f"foakit audit rmsaqa: error: --workers {args.workers} must be >= 1",
               file=sys.stderr)
         return 2
+    if args.max_figures is not None and args.max_figures < 0:
+        print(f"foakit audit rmsaqa: error: --max-figures {args.max_figures} must be >= 0",
+              file=sys.stderr)
+        return 2
     qa = load_qa(args.qa, audio_root=args.audio_root)
     analysis = args.analysis or os.path.join(args.out, "analysis")
     res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
                        workers=args.workers, progress=not args.no_progress)
-    paths = write_audit(res, args.out, figures=not args.no_figures)
+    paths = write_audit(res, args.out, figures=not args.no_figures,
+                        max_figures=args.max_figures)
     c = res.summary["counts"]["by_verdict"]
     conv = res.summary["convention"]
     print(f"foakit audit rmsaqa: {res.summary['counts']['total']} stage-2 answers: "
