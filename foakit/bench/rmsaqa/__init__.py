@@ -13,77 +13,63 @@
 
 from __future__ import annotations
 
-from .audit import AuditConfig, audit_rmsaqa, write_audit
-from .baselines import (
-    KINDS,
-    BaselineRun,
-    DspConfig,
-    analyze_for_qa,
-    chance_answers,
-    dsp_answer,
-    dsp_answers,
-    oracle_answers,
-    prior_answers,
-    prior_letters,
-    run_baseline,
-    source_count,
-)
-from .claims import Claim, read_claim
-from .demo import demo_reports, demo_table
-from .extract import RULES, extract_letter
-from .format import (
-    CATEGORIES,
-    LETTERS,
-    Item,
-    Pair,
-    QASet,
-    RecordProblem,
-    audio_file,
-    check_audio,
-    load_qa,
-    read_answers,
-    write_answers,
-)
-from .scoring import METRICS, format_comparison, format_report, score_answers
-from .synth import qa_path, write_rmsaqa_corpus
+import importlib
 
-__all__ = [
-    "CATEGORIES",
-    "KINDS",
-    "LETTERS",
-    "METRICS",
-    "RULES",
-    "AuditConfig",
-    "BaselineRun",
-    "Claim",
-    "DspConfig",
-    "Item",
-    "Pair",
-    "QASet",
-    "RecordProblem",
-    "analyze_for_qa",
-    "audit_rmsaqa",
-    "audio_file",
-    "chance_answers",
-    "check_audio",
-    "demo_reports",
-    "demo_table",
-    "dsp_answer",
-    "dsp_answers",
-    "extract_letter",
-    "format_comparison",
-    "format_report",
-    "load_qa",
-    "oracle_answers",
-    "prior_answers",
-    "prior_letters",
-    "qa_path",
-    "read_answers",
-    "read_claim",
-    "run_baseline",
-    "score_answers",
-    "source_count",
-    "write_answers",
-    "write_audit",
-    "write_rmsaqa_corpus",
-]
+# Where each public name lives.  Names load on first use (PEP 562), so that
+# ``foakit --help``, which imports every command's cli module, does not pay for
+# NumPy, SciPy and the audit machinery.
+_WHERE = {
+    "CATEGORIES": "format",
+    "KINDS": "baselines",
+    "LETTERS": "format",
+    "METRICS": "scoring",
+    "RULES": "extract",
+    "AuditConfig": "audit",
+    "BaselineRun": "baselines",
+    "Claim": "claims",
+    "DspConfig": "baselines",
+    "Item": "format",
+    "Pair": "format",
+    "QASet": "format",
+    "RecordProblem": "format",
+    "analyze_for_qa": "baselines",
+    "audit_rmsaqa": "audit",
+    "audio_file": "format",
+    "chance_answers": "baselines",
+    "check_audio": "format",
+    "demo_reports": "demo",
+    "demo_table": "demo",
+    "dsp_answer": "baselines",
+    "dsp_answers": "baselines",
+    "extract_letter": "extract",
+    "format_comparison": "scoring",
+    "format_report": "scoring",
+    "load_qa": "format",
+    "oracle_answers": "baselines",
+    "prior_answers": "baselines",
+    "prior_letters": "baselines",
+    "qa_path": "synth",
+    "read_answers": "format",
+    "read_claim": "claims",
+    "run_baseline": "baselines",
+    "score_answers": "scoring",
+    "source_count": "baselines",
+    "write_answers": "format",
+    "write_audit": "audit",
+    "write_rmsaqa_corpus": "synth",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
