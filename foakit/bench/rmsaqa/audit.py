@@ -17,8 +17,10 @@ scores every option).  The reference answer is
 
 Convention audit
 ----------------
-Over every localization answer that states a direction, the stated direction is compared
-with the directions of the clip's analysed sources under each hypothesis: the channel
+Over the localization answers that state a direction (those on clips where the analysis
+finds one source, when there are at least ``min_single_source_answers`` of them, else all),
+the stated direction is compared with the directions of the clip's analysed sources under
+each hypothesis: the channel
 readings ambiX (W, Y, Z, X) and W, X, Y, Z (FuMa's order, and the public baseline's reading
 of channels 0..3 as w, x, y, z) crossed with the azimuth conventions as declared, mirrored
 (az -> -az) and front-back (az -> 180 - az).  Source directions under each reading come
@@ -74,6 +76,7 @@ class AuditConfig:
     onset_bad_s: float = 1.0
     onset_good_s: float = 0.3
     convention_tol_deg: float = 25.0
+    min_single_source_answers: int = 12
     band_hz: tuple[float, float] = (200.0, 4000.0)
 
     def __post_init__(self) -> None:
@@ -238,7 +241,12 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
                 errs[_candidate_name(reading, declared, angle)] = float(min(
                     abs(azimuth_difference(float(az), s)) for s in dirs[reading]))
         if errs:
-            per_item.append((it.audio_path, errs))
+            per_item.append((it.audio_path, errs, len(dirs[declared])))
+    # one analysed source leaves no other source for a wrong hypothesis to land on by
+    # chance, so those clips decide when there are enough of them
+    single = [(c, e) for c, e, n in per_item if n == 1]
+    use_single = len(single) >= cfg.min_single_source_answers
+    per_item = single if use_single else [(c, e) for c, e, _ in per_item]
     tol = cfg.convention_tol_deg
     names = sorted({n for _, e in per_item for n in e},
                    key=lambda n: (n != "declared", n))
@@ -282,6 +290,9 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
                              (f"; and {DESCRIPTIONS[n.split('+')[1]]}" if "+" in n else "")
                              for n in scores}
     block["tolerance_deg"] = f"{tol} + 22.5 (a stated sector's half-width)"
+    block["answers_used"] = ("localization answers on clips with one analysed source"
+                             if use_single else "localization answers on all clips (fewer "
+                             f"than {cfg.min_single_source_answers} on one-source clips)")
     return block, {c: {n: [round(x, 1) for x in v] for n, v in d.items()}
                    for c, d in by_clip.items()}
 
