@@ -31,6 +31,7 @@ __all__ = ["BENCHMARKS", "cli_modules"]
 BENCHMARKS: tuple[str, ...] = (
     "sobench",
     "starss",
+    "rmsaqa",
 )
 
 

@@ -1,0 +1,183 @@
+"""The ``rmsaqa`` sub-commands of ``foakit baseline``, ``foakit score`` and ``foakit audit``.
+
+Only the standard library is imported here; each ``RUN`` imports what it needs.
+Exit status: 0 all well; 1 some inputs failed (record problems, missing or broken audio,
+missing answers; reported on stderr, the rest done); 2 usage or format error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["add_baseline", "add_score", "add_audit"]
+
+_ORDERS = ("ambix", "fuma")
+
+
+def _say(lines, prefix: str, limit: int = 20) -> None:
+    lines = list(lines)
+    for line in lines[:limit]:
+        print(f"{prefix}{line}", file=sys.stderr)
+    if len(lines) > limit:
+        print(f"{prefix}... {len(lines) - limit} more", file=sys.stderr)
+
+
+def add_baseline(sub: argparse._SubParsersAction) -> None:
+    """``foakit baseline rmsaqa QA --kind ... -o answers.jsonl``."""
+    p = sub.add_parser(
+        "rmsaqa", help="RMS-AQA: oracle / chance / prior / dsp answers",
+        description="Answer every two-stage item of an RMS-AQA QA JSON and write answers "
+        "JSONL (segment_id, item, stage1, stage2, and a foakit object saying what each "
+        "answer rests on). oracle: the reference letters; chance: uniform letters from "
+        "--seed; prior: per stage and category the letter most often right in the file; "
+        "dsp: blind, from foakit's analysis of the audio (counts, directions, times), the "
+        "prior letter where the signal decides nothing (abstained).")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+    p.add_argument("--kind", choices=("oracle", "chance", "prior", "dsp"), required=True)
+    p.add_argument("-o", "--out", required=True, metavar="ANSWERS", help="answers JSONL")
+    p.add_argument("--audio-root", metavar="DIR", default=None,
+                   help="what audio_path is relative to (default: the QA file's folder)")
+    p.add_argument("--analysis", metavar="DIR", default=None,
+                   help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
+    p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
+                   help="dsp: channel order of the FOA files (default ambix: W, Y, Z, X)")
+    p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
+    p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_baseline)
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from .baselines import run_baseline as run
+    from .format import load_qa, write_answers
+
+    if args.workers is not None and args.workers < 1:
+        print(f"foakit baseline rmsaqa: error: --workers {args.workers} must be >= 1",
+              file=sys.stderr)
+        return 2
+    qa = load_qa(args.qa, audio_root=args.audio_root)
+    res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
+              channel_order=args.channel_order, workers=args.workers,
+              progress=not args.no_progress)
+    path = write_answers(args.out, res.rows)
+    msg = f"foakit baseline rmsaqa: {args.kind}: {len(res.rows)} items -> {path}"
+    if args.kind == "dsp":
+        ab = Counter()
+        for r in res.rows:
+            for s in ("stage1", "stage2"):
+                ab[s] += r["foakit"][s]["abstained"]
+        msg += f"; abstained (prior letter) stage 1 {ab['stage1']}, stage 2 {ab['stage2']}"
+    print(msg, file=sys.stderr)
+    _say(res.problems, "  problem: ")
+    return 1 if res.problems else 0
+
+
+def add_score(sub: argparse._SubParsersAction) -> None:
+    """``foakit score rmsaqa QA ANSWERS [ANSWERS ...] [-o report.json] [--json]``."""
+    p = sub.add_parser(
+        "rmsaqa", help="RMS-AQA: A_S1 / A_S2 / A_GS2 overall and per category",
+        description="Score answers JSONL against an RMS-AQA QA JSON: the option letter is "
+        "read from each answer in the reference code's order (<answer> tag, 'answer is X', "
+        "a letter opening a line, a lone letter), then A_S1, A_S2 and A_GS2 (both stages "
+        "right) overall and per category with parse rates. Items without an answer count "
+        "as wrong; an answer for an unknown item is an error.")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+    p.add_argument("answers", metavar="ANSWERS", nargs="+",
+                   help="answers JSONL; several give a side-by-side table (columns named by "
+                   "file stem)")
+    p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report")
+    p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
+    p.set_defaults(func=run_score)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from .format import load_qa, read_answers
+    from .scoring import format_comparison, format_report, score_answers
+
+    qa = load_qa(args.qa)
+    reports, bad = {}, bool(qa.problems)
+    _say(qa.problems, "foakit score rmsaqa: QA problem: ")
+    for path in args.answers:
+        name = Path(path).name.removesuffix(".jsonl")
+        if name in reports:
+            name = str(path)
+        rep = score_answers(qa, read_answers(path), answers_file=path)
+        reports[name] = rep
+        miss = rep["problems"]["missing"]
+        if miss or rep["problems"]["duplicates"]:
+            bad = True
+            print(f"foakit score rmsaqa ({name}): {len(miss)} item(s) without an answer "
+                  f"(counted wrong), {len(rep['problems']['duplicates'])} duplicate line(s) "
+                  "ignored", file=sys.stderr)
+    payload = next(iter(reports.values())) if len(reports) == 1 else reports
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(payload, indent=2))
+    else:
+        print(format_report(payload) if len(reports) == 1 else format_comparison(reports))
+    return 1 if bad else 0
+
+
+def add_audit(sub: argparse._SubParsersAction) -> None:
+    """``foakit audit rmsaqa QA -o DIR [--audio-root DIR] [--channel-order ...]``."""
+    p = sub.add_parser(
+        "rmsaqa", help="RMS-AQA: decidable answers and the corpus' conventions",
+        description="Check the stage-2 answers the signal can decide (counts, directions, "
+        "times) against foakit's analysis, and audit the corpus' channel order (ambiX; "
+        "W, X, Y, Z as FuMa or as the public baseline reads it) and azimuth convention "
+        "(declared, mirrored, front-back) from the localization answers. Writes "
+        "DIR/flags.jsonl, verdicts.jsonl, summary.json (the 'convention' block), index.md "
+        "and figures/.")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--audio-root", metavar="DIR", default=None,
+                   help="what audio_path is relative to (default: the QA file's folder)")
+    p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
+                   help="the order the corpus is declared to use (default ambix)")
+    p.add_argument("--analysis", metavar="DIR", default=None,
+                   help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
+    p.add_argument("--workers", type=int, default=None, help="analysis processes")
+    p.add_argument("--no-figures", action="store_true", help="write no figures")
+    p.add_argument("--max-figures", type=int, default=None, metavar="N",
+                   help="figures for at most N flags, the most confident (default: all)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_audit)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    import os
+
+    from .audit import audit_rmsaqa, write_audit
+    from .format import load_qa
+
+    if args.workers is not None and args.workers < 1:
+        print(f"foakit audit rmsaqa: error: --workers {args.workers} must be >= 1",
+              file=sys.stderr)
+        return 2
+    if args.max_figures is not None and args.max_figures < 0:
+        print(f"foakit audit rmsaqa: error: --max-figures {args.max_figures} must be >= 0",
+              file=sys.stderr)
+        return 2
+    qa = load_qa(args.qa, audio_root=args.audio_root)
+    analysis = args.analysis or os.path.join(args.out, "analysis")
+    res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
+                       workers=args.workers, progress=not args.no_progress)
+    paths = write_audit(res, args.out, figures=not args.no_figures,
+                        max_figures=args.max_figures)
+    c = res.summary["counts"]["by_verdict"]
+    conv = res.summary["convention"]
+    print(f"foakit audit rmsaqa: {res.summary['counts']['total']} stage-2 answers: "
+          f"{c['consistent']} consistent, {c['suspicious']} suspicious, {c['unverifiable']} "
+          f"unverifiable; convention: best {conv.get('best')}"
+          f"{' (MISMATCH)' if conv.get('mismatch') else ''}: {conv.get('evidence')} "
+          f"-> {paths['index']}", file=sys.stderr)
+    _say(qa.problems, "  QA problem: ")
+    _say((f"{p}: {e}" for p, e in res.failures), "  error: ")
+    return 1 if (res.failures or qa.problems) else 0
