@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sobench", action="store_true",
                    help="also answer the corpus' SO-Bench questions with the oracle, dsp and "
                    "prior baselines and print the per-task scores side by side")
+    p.add_argument("--rmsaqa", action="store_true",
+                   help="also write the RMS-AQA demo corpus (60 two-stage-QA clips) to "
+                   "OUT/rmsaqa and print the oracle, chance, prior and dsp scores per category")
     p.set_defaults(func=run)
 
 
@@ -112,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sobench:
         print("\nSO-Bench baselines on this corpus (accuracy; mean IoU for detect_time):")
         print(sobench_table(corpus, analysis))
+    if args.rmsaqa:
+        from ..bench.rmsaqa import demo_table
+
+        print()
+        print(demo_table(os.path.join(args.out, "rmsaqa"), workers=args.workers))
     print(f"outputs: {analysis}/clips.jsonl, {analysis}/frames.parquet, "
           f"{analysis}/manifest.json", file=sys.stderr)
     return 0 if summary.n_error == 0 else 1
