@@ -226,3 +226,99 @@ def test_a_pool_that_breaks_while_the_parent_is_in_finish():
     got = _delivered(calls)
     assert sorted(x for x, _, _ in got) == list(range(6))
     assert [r for r in got if r[2] is None] == [(1, WORKER_DIED, None)]
+
+
+def _proc_state(pid: int) -> str | None:
+    """The state letter of a process (``Z`` for a zombie), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def _marked(mark: str) -> list[int]:
+    """Live (not zombie) processes whose environment holds ``FOAKIT_TEST_MARK=mark``."""
+    needle = f"FOAKIT_TEST_MARK={mark}".encode()
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/environ", "rb") as fh:
+                    if needle in fh.read().split(b"\0") and _proc_state(int(d)) not in (
+                            None, "Z"):
+                        out.append(int(d))
+            except OSError:
+                continue
+    return out
+
+
+def kill_parent_and_find_survivors(cmd, clips: Path, *, min_lines: int, n_children: int,
+                                   mark: str, grace_s: float = 10.0):
+    """Start ``cmd`` (a foakit command, its environment marked), kill -9 it once ``clips``
+    holds ``min_lines`` lines, and return (children seen before the kill, live marked
+    processes left ``grace_s`` later, lines written)."""
+    import subprocess
+
+    env = dict(os.environ, FOAKIT_TEST_MARK=mark)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.time() + 180
+        kids: list[int] = []
+        while time.time() < deadline:
+            if clips.exists() and clips.read_text().count("\n") >= min_lines:
+                kids = _children(proc.pid)
+                if len(kids) >= n_children:
+                    break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = clips.read_text().count("\n")
+    end = time.time() + grace_s
+    while time.time() < end and _marked(mark):
+        time.sleep(0.1)
+    left = _marked(mark)
+    for pid in left:  # leave no stray process behind, whatever the test says
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return kids, left, lines
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_workers_end_when_analyze_is_killed_with_sigkill(tmp_path):
+    """``foakit analyze --workers 2`` killed with -9 mid-run leaves no worker behind."""
+    import sys
+    import uuid
+
+    from .test_cli_analyze import make_corpus
+
+    n = 60
+    make_corpus(tmp_path / "audio", n=n, bad=False)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "foakit", "analyze", str(tmp_path / "audio"), "-o", str(out),
+           "--workers", "2", "--batch-size", "2", "--no-progress"]
+    kids, left, lines = kill_parent_and_find_survivors(
+        cmd, out / "clips.jsonl", min_lines=4, n_children=2, mark=uuid.uuid4().hex,
+        grace_s=5.0)
+    assert len(kids) >= 2, "the workers must be running at the kill"
+    assert lines < n, "the kill must land mid-run"
+    assert left == []
+    assert all(_proc_state(pid) in (None, "Z") for pid in kids)
