@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 
@@ -272,6 +273,7 @@ def analyze_corpus(
     batch_size: int = 16,
     retry_errors: bool = False,
     on_batch: Callable[[int], None] | None = None,
+    dask: Any = None,
 ) -> CorpusSummary:
     """Analyse every audio file under ``audio_dir`` into ``out_dir`` (resumable).
 
@@ -298,6 +300,10 @@ def analyze_corpus(
         Analyse again the files whose earlier record is an error.
     on_batch : callable, optional
         Called with the number of clips after each batch is written (tests, progress).
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse on this Dask cluster (see :func:`foakit.dist.run_batches_dask`): the
+        workers read the audio at ``audio_dir`` (which they must see at the same path),
+        this process writes OUT as a local run does.  ``workers`` is then not used.
 
     Returns
     -------
@@ -364,16 +370,25 @@ def analyze_corpus(
             analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
         else:
             # forked workers inherit the loaded kernels and keep their freed memory
+            # Dask workers are not forked from here: each loads the kernels itself
+            init = partial(_prepare_worker, params) if dask is not None else keep_freed_memory
             run_batches(deque(batches),
                         partial(_work, audio_dir, channel_order=order,
                                 params_d=params.to_dict()),
                         finish, failed, workers=workers, preload=partial(load_kernels, params),
-                        initializer=keep_freed_memory)
+                        initializer=init, dask=dask)
     finally:
         if bar is not None:
             bar.close()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _prepare_worker(params: AnalysisParams) -> None:
+    """A Dask worker's start on its first batch: the local workers' initializer, and the
+    kernels they inherit from the parent."""
+    keep_freed_memory()
+    load_kernels(params)
 
 
 def load_kernels(params: AnalysisParams | None = None) -> None:

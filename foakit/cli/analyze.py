@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import add_common
+from .common import add_common, add_dask_option, open_dask
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="clips per task and per Parquet part (default: 16)")
     p.add_argument("--retry-errors", action="store_true",
                    help="analyse again files that failed in an earlier run")
+    add_dask_option(p)
     p.set_defaults(func=run)
 
 
@@ -52,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
         return 2
     keep_freed_memory()  # this process is ours (workers=1 analyses in it)
-    summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
-                             workers=args.workers, progress=not args.no_progress,
-                             backend=args.backend, retry_errors=args.retry_errors,
-                             batch_size=args.batch_size)
+    with open_dask(args, "foakit analyze") as cluster:
+        summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
+                                 workers=args.workers, progress=not args.no_progress,
+                                 backend=args.backend, retry_errors=args.retry_errors,
+                                 batch_size=args.batch_size, dask=cluster)
     return report(summary)
