@@ -38,7 +38,7 @@ import numpy as np
 from . import __version__
 from .analysis import FRAME_COLUMNS, analyze_clip, analyze_samples
 from .conventions import CONVENTIONS, check_channel_order
-from .errors import AudioError, FoakitError, ParameterError
+from .errors import AudioError, BackendUnavailable, FoakitError, ParameterError
 from .io import iter_audio_files, read_audio
 from .jsonl import append_records, read_records
 from .params import AnalysisParams
@@ -117,6 +117,30 @@ def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict):
     params = AnalysisParams.from_dict(params_d)
     return [analyze_file(audio_dir, p, channel_order=channel_order, params=params)
             for p in paths]
+
+
+def _work_cuda(audio_dir: str, paths: list[str], channel_order: str, params_d: dict,
+               pipeline: str = "cuda") -> list[tuple[dict, dict | None]]:
+    """A Dask worker's batch on its GPU: the pipeline of ``backend="cuda"`` over one batch.
+
+    ``pipeline="cpu"`` runs the same pipeline on NumPy (tests without a device).  Batches
+    under 64 files keep its host work in this process (a Dask worker process is daemonic
+    and may not start processes); 64 files or more decode on one thread.
+
+    Raises
+    ------
+    BackendUnavailable
+        ``pipeline="cuda"`` and the worker has no usable CUDA device.
+    """
+    from .backend import resolve_backend
+    from .gpu import analyze_batches_cuda
+
+    if pipeline == "cuda":
+        resolve_backend("cuda")
+    out: list[tuple[dict, dict | None]] = []
+    analyze_batches_cuda(audio_dir, [paths], channel_order, AnalysisParams.from_dict(params_d),
+                         out.extend, workers=8 if len(paths) < 64 else 1, backend=pipeline)
+    return out
 
 
 def keep_freed_memory() -> None:
@@ -318,7 +342,9 @@ def analyze_corpus(
     if batch_size < 1:
         raise ParameterError(f"{batch_size=} must be >= 1")
     params = params or AnalysisParams()
-    resolved = resolve_backend(backend)
+    # on Dask the GPUs are the workers': "cuda" is checked there, not in this client
+    resolved = "cuda" if dask is not None and str(backend).lower() == "cuda" \
+        else resolve_backend(backend)
     audio_dir = os.fspath(audio_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -364,7 +390,13 @@ def analyze_corpus(
 
     batches = list(_batches(todo, batch_size))
     try:
-        if resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
+        if resolved == "cuda" and dask is not None:  # each Dask worker batches on its GPU
+            run_batches(deque(batches),
+                        partial(_work_cuda, audio_dir, channel_order=order,
+                                params_d=params.to_dict()),
+                        finish, failed, workers=workers, initializer=keep_freed_memory,
+                        reraise=(BackendUnavailable,), dask=dask)
+        elif resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
             from .gpu import analyze_batches_cuda
 
             analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)

@@ -179,7 +179,7 @@ class DaskCluster:
                 self.cluster = distributed.LocalCluster(
                     n_workers=value, threads_per_worker=1, processes=True, host="127.0.0.1",
                     dashboard_address="127.0.0.1:0" if dashboard and _has_bokeh() else None,
-                    scheduler_kwargs={"allowed_failures": 0}, silence_logs=logging.ERROR)
+                    scheduler_kwargs={"allowed_failures": 0}, silence_logs=logging.CRITICAL)
                 self.client = distributed.Client(self.cluster, set_as_default=False)
             elif self.kind == "address":
                 self.client = distributed.Client(value, timeout=timeout_s,
