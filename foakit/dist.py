@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import gc
+import hashlib
 import logging
 import math
 import os
@@ -147,6 +149,10 @@ class DaskCluster:
         How long to try to reach a remote scheduler.
     dashboard : bool
         Serve the dashboard of a LocalCluster (on 127.0.0.1, a free port; needs bokeh).
+    target_task_s : float
+        Seconds of work the runs on this cluster grow their tasks to (see
+        :func:`run_batches_dask`); larger on large clusters, where the scheduler's time per
+        task sets the limit.
 
     Notes
     -----
@@ -165,7 +171,10 @@ class DaskCluster:
     """
 
     def __init__(self, spec: str | os.PathLike, *, timeout_s: float = 30.0,
-                 dashboard: bool = True) -> None:
+                 dashboard: bool = True, target_task_s: float = TARGET_TASK_S) -> None:
+        if not target_task_s > 0:
+            raise ParameterError(f"{target_task_s=} must be > 0")
+        self.target_task_s = float(target_task_s)
         self.kind, value = parse_dask_spec(spec)
         self.spec = os.fspath(spec)
         try:
@@ -174,8 +183,10 @@ class DaskCluster:
             raise BackendUnavailable(_NO_DASK) from None
         self.cluster = None
         self.last_run: RunStats | None = None
+        self._config = None
         try:
             if self.kind == "local":
+                self._fork_server()
                 self.cluster = distributed.LocalCluster(
                     n_workers=value, threads_per_worker=1, processes=True, host="127.0.0.1",
                     dashboard_address="127.0.0.1:0" if dashboard and _has_bokeh() else None,
@@ -191,6 +202,18 @@ class DaskCluster:
             self.close()
             raise ClusterError(f"cannot reach the Dask scheduler of --dask {self.spec!r}: "
                                f"{type(exc).__name__}: {exc}") from None
+
+    def _fork_server(self) -> None:
+        """Have the LocalCluster's workers forked from a server that has imported foakit
+        and loaded its kernels (:mod:`foakit._dask_preload`), for the life of this object
+        (the nanny restarts lost workers the same way)."""
+        import dask
+        import distributed.utils
+
+        self._config = dask.config.set(
+            {"distributed.worker.multiprocessing-method": "forkserver"})
+        distributed.utils.get_mp_context().set_forkserver_preload(
+            ["distributed", "foakit._dask_preload"])
 
     @property
     def address(self) -> str:
@@ -220,6 +243,9 @@ class DaskCluster:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
+        if self._config is not None:
+            self._config.__exit__(None, None, None)
+            self._config = None
 
     def __enter__(self) -> DaskCluster:
         return self
@@ -260,8 +286,14 @@ def _run_task(work: Callable, batches: list[list], init: Callable | None,
     Returns ``([("ok", results) | ("error", type name, message, exception or None)],
     compute seconds)``; the exception travels only when it pickles.
     """
-    if init is not None and init_key not in _READY:
-        init()  # once per worker process: the local pool's initializer
+    if init_key not in _READY:
+        if init is not None:
+            init()  # once per worker process: the local pool's initializer
+        # A worker's heap (Dask, Tornado, Numba's registries, the kernels) is some 10^5
+        # long-lived objects that every full garbage collection walks while the clips'
+        # arrays come and go; frozen, they are left out (as in the local pool's forked
+        # workers, see foakit.pool).
+        gc.freeze()
         _READY.add(init_key)
     t0 = time.perf_counter()
     out: list[tuple] = []
@@ -297,7 +329,7 @@ def run_batches_dask(
     idle: Callable[[], bool] | None = None,
     initializer: Callable[[], None] | None = None,
     reraise: tuple[type[BaseException], ...] = (),
-    target_task_s: float = TARGET_TASK_S,
+    target_task_s: float | None = None,
 ) -> RunStats:
     """Run every batch of ``batches`` through ``work`` on a Dask cluster.
 
@@ -319,8 +351,9 @@ def run_batches_dask(
         worker threads, read again as workers come and go).
     initializer : callable, optional
         Run once in every worker process before its first task here (picklable).
-    target_task_s : float
-        Seconds of work a task is grown to.
+    target_task_s : float, optional
+        Seconds of work a task is grown to (default the cluster's
+        :attr:`DaskCluster.target_task_s`, else :data:`TARGET_TASK_S`).
 
     Returns
     -------
@@ -338,16 +371,21 @@ def run_batches_dask(
 
     if in_flight is not None and in_flight < 1:
         raise ParameterError(f"{in_flight=} must be >= 1")
+    if target_task_s is None:
+        target_task_s = getattr(cluster, "target_task_s", TARGET_TASK_S)
     if not target_task_s > 0:
         raise ParameterError(f"{target_task_s=} must be > 0")
     owned, client = open_cluster(cluster)
     try:
+        import cloudpickle
         import distributed
         from distributed import as_completed
 
         stats = RunStats()
         t_start = time.perf_counter()
-        init_key = uuid.uuid4().hex
+        # the same initializer (same function and arguments) runs once per worker process
+        # across runs on a long-lived cluster
+        init_key = hashlib.sha1(cloudpickle.dumps(initializer)).hexdigest()
         threads = _Threads(client)
         ac = as_completed(loop=client.loop)
         inflight: dict[Any, _Task] = {}

@@ -29,7 +29,12 @@ from foakit.errors import FoakitError, ParameterError  # noqa: E402
 from foakit.pool import WORKER_DIED, run_batches  # noqa: E402
 
 from .conftest import plane_wave_scene  # noqa: E402
-from .test_pool import _children, _failed, _square, kill_parent_and_find_survivors  # noqa: E402
+from .test_pool import (  # noqa: E402
+    _children,
+    _failed,
+    _square,
+    kill_parent_and_find_survivors,
+)
 
 
 @pytest.fixture(scope="module")
@@ -217,15 +222,16 @@ def test_cli_outputs_equal_the_local_pool(corpus, tmp_path):
 
 
 def _dask_workers(parent: int) -> list[int]:
-    """The worker processes of a CLI run's LocalCluster (spawned children of it)."""
+    """The worker processes of a CLI run's LocalCluster: the children of its fork
+    server."""
     out = []
     for pid in _children(parent):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"spawn_main" in cmd:
-            out.append(pid)
+        if b"forkserver" in cmd:
+            out += _children(pid)
     return out
 
 
@@ -259,8 +265,9 @@ def test_client_killed_leaves_no_worker_and_resumes(corpus, tmp_path):
     cmd = [sys.executable, "-m", "foakit", "analyze", str(corpus / "audio"), "-o", str(out),
            "--dask", "local:2", "--batch-size", "1", "--no-progress"]
     kids, left, lines = kill_parent_and_find_survivors(
-        cmd, out / "clips.jsonl", min_lines=3, n_children=3, mark=uuid.uuid4().hex)
-    assert len(kids) >= 3, "the workers must be running at the kill"
+        cmd, out / "clips.jsonl", min_lines=3, n_children=4, mark=uuid.uuid4().hex)
+    # the resource tracker, the fork server and its two workers
+    assert len(kids) >= 4, "the workers must be running at the kill"
     assert 3 <= lines < 81, "the kill must land mid-run"
     assert left == []
     text = (out / "clips.jsonl").read_text()

@@ -250,6 +250,15 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
 def _marked(mark: str) -> list[int]:
     """Live (not zombie) processes whose environment holds ``FOAKIT_TEST_MARK=mark``."""
     needle = f"FOAKIT_TEST_MARK={mark}".encode()
@@ -280,7 +289,7 @@ def kill_parent_and_find_survivors(cmd, clips: Path, *, min_lines: int, n_childr
         kids: list[int] = []
         while time.time() < deadline:
             if clips.exists() and clips.read_text().count("\n") >= min_lines:
-                kids = _children(proc.pid)
+                kids = _descendants(proc.pid)
                 if len(kids) >= n_children:
                     break
             time.sleep(0.01)
