@@ -8,8 +8,14 @@ their parent (:func:`foakit.corpus.load_kernels`).
 
 from __future__ import annotations
 
+import gc
+
 import distributed  # noqa: F401  (the worker's own modules, as Dask's fork server preloads)
 
 from .corpus import load_kernels
 
 load_kernels()
+
+# Frozen before the workers fork: their garbage collections leave the inherited objects
+# alone instead of writing to (and so copying) every page that holds one.
+gc.freeze()

@@ -331,3 +331,51 @@ def test_workers_end_when_analyze_is_killed_with_sigkill(tmp_path):
     assert lines < n, "the kill must land mid-run"
     assert left == []
     assert all(_proc_state(pid) in (None, "Z") for pid in kids)
+
+
+_PIPE_ONLY = """
+import os, sys, time
+from collections import deque
+import foakit.pool as pool
+
+class _NotLinux:  # the workers forked from here skip prctl: only the pipe can end them
+    platform = "darwin"
+
+pool.sys = _NotLinux()
+out = sys.argv[1]
+
+def work(batch):
+    open(os.path.join(out, str(os.getpid())), "w").close()
+    time.sleep(120)
+    return batch
+
+pool.run_batches(deque([[1], [2]]), work, print, lambda i, e: e, workers=2)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or os.name != "posix",
+                    reason="needs /proc and forked workers")
+def test_the_parent_pipe_alone_ends_the_workers(tmp_path):
+    """Without the parent-death signal, the workers see the parent's pipe close."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _PIPE_ONLY, str(tmp_path)])
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and len(os.listdir(tmp_path)) < 2:
+            time.sleep(0.01)
+        pids = [int(p) for p in os.listdir(tmp_path)]
+        assert len(pids) == 2, "both workers must be running at the kill"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        end = time.time() + 5
+        while time.time() < end and any(_proc_state(p) not in (None, "Z") for p in pids):
+            time.sleep(0.05)
+        left = [p for p in pids if _proc_state(p) not in (None, "Z")]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert left == []
