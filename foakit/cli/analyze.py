@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="compute backend (default: cpu)")
     p.add_argument("--batch-size", type=int, default=16,
-                   help="clips per task and per Parquet part (default: 16)")
+                   help="clips per batch, i.e. per Parquet part (default: 16); a task on "
+                   "Dask holds one batch or more")
     p.add_argument("--retry-errors", action="store_true",
                    help="analyse again files that failed in an earlier run")
     add_dask_option(p)
