@@ -31,13 +31,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 
 from . import __version__
 from .analysis import FRAME_COLUMNS, analyze_clip, analyze_samples
 from .conventions import CONVENTIONS, check_channel_order
-from .errors import AudioError, FoakitError, ParameterError
+from .errors import AudioError, BackendUnavailable, FoakitError, ParameterError
 from .io import iter_audio_files, read_audio
 from .jsonl import append_records, read_records
 from .params import AnalysisParams
@@ -116,6 +117,30 @@ def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict):
     params = AnalysisParams.from_dict(params_d)
     return [analyze_file(audio_dir, p, channel_order=channel_order, params=params)
             for p in paths]
+
+
+def _work_cuda(audio_dir: str, paths: list[str], channel_order: str, params_d: dict,
+               pipeline: str = "cuda") -> list[tuple[dict, dict | None]]:
+    """A Dask worker's batch on its GPU: the pipeline of ``backend="cuda"`` over one batch.
+
+    ``pipeline="cpu"`` runs the same pipeline on NumPy (tests without a device).  Batches
+    under 64 files keep its host work in this process (a Dask worker process is daemonic
+    and may not start processes); 64 files or more decode on one thread.
+
+    Raises
+    ------
+    BackendUnavailable
+        ``pipeline="cuda"`` and the worker has no usable CUDA device.
+    """
+    from .backend import resolve_backend
+    from .gpu import analyze_batches_cuda
+
+    if pipeline == "cuda":
+        resolve_backend("cuda")
+    out: list[tuple[dict, dict | None]] = []
+    analyze_batches_cuda(audio_dir, [paths], channel_order, AnalysisParams.from_dict(params_d),
+                         out.extend, workers=8 if len(paths) < 64 else 1, backend=pipeline)
+    return out
 
 
 def keep_freed_memory() -> None:
@@ -273,6 +298,7 @@ def analyze_corpus(
     retry_errors: bool = False,
     on_batch: Callable[[int], None] | None = None,
     notify: Callable[[str], None] | None = None,
+    dask: Any = None,
 ) -> CorpusSummary:
     """Analyse every audio file under ``audio_dir`` into ``out_dir`` (resumable).
 
@@ -303,6 +329,10 @@ def analyze_corpus(
         Called with one line when something slow happens that is not analysis: the first
         run after installing compiles the Numba kernels (about 20 s; they are cached for
         later runs).
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse on this Dask cluster (see :func:`foakit.dist.run_batches_dask`): the
+        workers read the audio at ``audio_dir`` (which they must see at the same path),
+        this process writes OUT as a local run does.  ``workers`` is then not used.
 
     Returns
     -------
@@ -317,7 +347,9 @@ def analyze_corpus(
     if batch_size < 1:
         raise ParameterError(f"{batch_size=} must be >= 1")
     params = params or AnalysisParams()
-    resolved = resolve_backend(backend)
+    # on Dask the GPUs are the workers': "cuda" is checked there, not in this client
+    resolved = "cuda" if dask is not None and str(backend).lower() == "cuda" \
+        else resolve_backend(backend)
     audio_dir = os.fspath(audio_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -337,7 +369,7 @@ def analyze_corpus(
         workers = os.cpu_count() or 1
     if workers < 1:
         raise ParameterError(f"{workers=} must be >= 1")
-    if todo and resolved != "cuda":
+    if todo and resolved != "cuda" and dask is None:
         # before the progress bar starts, so that its throughput is the analysis alone
         warm_kernels(params, notify=notify)
     bar = None
@@ -366,17 +398,24 @@ def analyze_corpus(
 
     batches = list(_batches(todo, batch_size))
     try:
-        if resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
+        if resolved == "cuda" and dask is not None:  # each Dask worker batches on its GPU
+            run_batches(deque(batches),
+                        partial(_work_cuda, audio_dir, channel_order=order,
+                                params_d=params.to_dict()),
+                        finish, failed, workers=workers, initializer=keep_freed_memory,
+                        reraise=(BackendUnavailable,), dask=dask)
+        elif resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
             from .gpu import analyze_batches_cuda
 
             analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
         else:
             # forked workers inherit the kernels warm_kernels loaded and keep their freed
-            # memory
+            # memory; Dask workers are not forked from here: each loads the kernels itself
+            init = partial(_prepare_worker, params) if dask is not None else keep_freed_memory
             run_batches(deque(batches),
                         partial(_work, audio_dir, channel_order=order,
                                 params_d=params.to_dict()),
-                        finish, failed, workers=workers, initializer=keep_freed_memory)
+                        finish, failed, workers=workers, initializer=init, dask=dask)
     finally:
         if bar is not None:
             bar.close()
@@ -406,6 +445,13 @@ def warm_kernels(params: AnalysisParams | None = None, *,
         load_kernels(params)
     finally:
         timer.cancel()
+
+
+def _prepare_worker(params: AnalysisParams) -> None:
+    """A Dask worker's start on its first batch: the local workers' initializer, and the
+    kernels they inherit from the parent."""
+    keep_freed_memory()
+    load_kernels(params)
 
 
 def load_kernels(params: AnalysisParams | None = None) -> None:

@@ -14,7 +14,12 @@ __all__ = [
     "AudioError",
     "FormatError",
     "BackendUnavailable",
+    "WORKER_DIED",
 ]
+
+#: The error recorded for an item whose worker process died (a crash inside a decoder, the
+#: OOM killer) on its own, after the batches it shared were run again item by item.
+WORKER_DIED = "the worker process died while analysing this file (crash or out of memory)"
 
 
 class FoakitError(Exception):

@@ -10,28 +10,36 @@ A worker that dies (a crash inside a decoder, the OOM killer) breaks the pool an
 batch in flight with it.  Those batches' items are then run again one at a time in a
 one-worker pool, where a second death names its item: only that item is recorded as failed,
 through a record the caller builds, and the run goes on.
+
+Workers end with their parent, whatever ends it (``kill -9`` included): on Linux each worker
+asks the kernel for SIGKILL when its parent goes (``prctl(PR_SET_PDEATHSIG)``), and every
+worker also watches a pipe whose writing end only the parent holds, so that it exits on the
+pipe's end of file where that signal does not exist.
+
+With ``dask=`` the same batches run on a Dask cluster instead (:mod:`foakit.dist`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TypeVar
+from functools import partial
+from typing import Any, TypeVar
 
-from .errors import ParameterError
+from .errors import WORKER_DIED, ParameterError
 
 __all__ = ["WORKER_DIED", "run_batches"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-#: The error recorded for an item whose worker died on it twice (once in its batch, once
-#: alone).
-WORKER_DIED = "the worker process died while analysing this file (crash or out of memory)"
 
 
 def run_batches(
@@ -46,6 +54,7 @@ def run_batches(
     preload: Callable[[], None] | None = None,
     initializer: Callable[[], None] | None = None,
     reraise: tuple[type[BaseException], ...] = (),
+    dask: Any = None,
 ) -> None:
     """Run every batch of ``batches`` through ``work`` and hand the results to ``finish``.
 
@@ -88,12 +97,26 @@ def run_batches(
     reraise : tuple of exception types
         Exceptions of ``work`` that stop the run (they propagate from here, e.g. an output
         that cannot be written); any other exception fails the items of its batch.
+    dask : str, PathLike, DaskCluster or distributed.Client, optional
+        Run the batches on this Dask cluster instead of local processes (see
+        :func:`foakit.dist.run_batches_dask`): ``"local"`` / ``"local:N"``, a scheduler
+        address ``"tcp://host:port"``, a scheduler file, an open
+        :class:`foakit.dist.DaskCluster` or a ``distributed.Client``.  ``workers`` and
+        ``preload`` are then not used; ``in_flight`` counts tasks.
 
     Raises
     ------
     ParameterError
         ``workers`` or ``in_flight`` is below 1.
+    BackendUnavailable
+        ``dask`` is given and Dask is not installed.
     """
+    if dask is not None:
+        from .dist import run_batches_dask
+
+        run_batches_dask(batches, work, finish, failed, cluster=dask, in_flight=in_flight,
+                         idle=idle, initializer=initializer, reraise=reraise)
+        return
     if workers < 1:
         raise ParameterError(f"{workers=} must be >= 1")
     depth = 2 * workers if in_flight is None else in_flight
@@ -117,7 +140,9 @@ def run_batches(
     freeze = forked and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
-    rnd = _Round(ctx, work, finish, failed, idle, initializer, reraise)
+    guard = _ParentGuard()
+    rnd = _Round(ctx, work, finish, failed, idle, guard.initializer(initializer, forked),
+                 reraise)
     suspects: deque[list[T]] = deque()
     try:
         while True:
@@ -130,8 +155,68 @@ def run_batches(
             elif idle is None or not idle():
                 return
     finally:
+        guard.close()
         if freeze:
             gc.unfreeze()
+
+
+class _ParentGuard:
+    """What makes the workers of one :func:`run_batches` call end with this process.
+
+    The pipe's writing end stays open in this process only: each forked worker closes its
+    inherited copy at start and reads the other end in a thread, which sees end of file
+    once this process is gone (all the workers' copies being closed).  Both ends are closed
+    on exec, so programs this process starts do not hold them.  Spawned workers inherit no
+    descriptors; they rely on the signal (Linux) and the start-up check alone.
+    """
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.read_fd, self.write_fd = os.pipe()
+
+    def initializer(self, then: Callable[[], None] | None, forked: bool) -> Callable[[], None]:
+        fds = (self.read_fd, self.write_fd) if forked else (-1, -1)
+        return partial(_worker_start, self.pid, *fds, then)
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_start(parent: int, read_fd: int, write_fd: int,
+                  then: Callable[[], None] | None) -> None:
+    """A worker's first step: arrange to end with ``parent``, then run ``then``."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl: the pipe below still ends us
+            pass
+    if write_fd >= 0:
+        os.close(write_fd)  # our inherited copy: only the parent's may keep the pipe open
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if read_fd >= 0:
+        threading.Thread(target=_exit_on_eof, args=(read_fd,), name="foakit-parent-watch",
+                         daemon=True).start()
+    if then is not None:
+        then()
+
+
+def _exit_on_eof(fd: int) -> None:
+    """Block on the parent's pipe; its end of file means the parent is gone."""
+    try:
+        while os.read(fd, 1):
+            pass
+    except OSError:
+        pass
+    os._exit(1)
 
 
 class _Round:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import soundfile as sf
 
 
 def plane_wave_scene(sources, *, sr=16000, duration=4.0, snr_db=None, seed=0):
@@ -33,3 +34,19 @@ def diffuse_field(n, rng, n_dirs=96):
     for a, e in zip(az, el, strict=True):
         out += encode_plane_wave(rng.normal(size=n), a, e)
     return out / np.sqrt(n_dirs)
+
+
+def make_corpus(root, n=3, bad=True):
+    """``n`` 1.5 s, 16 kHz plane-wave clips (and a broken file when ``bad``) under ``root``;
+    returns file -> azimuth."""
+    root.mkdir(parents=True, exist_ok=True)
+    truth = {}
+    for i in range(n):
+        az = -150 + 300 * i / max(n - 1, 1)
+        x = plane_wave_scene([(az, 10, 0.3, 1.2)], duration=1.5, snr_db=20, seed=i)
+        sf.write(root / f"clip{i:03d}.wav", x.T, 16000, subtype="PCM_16")
+        truth[f"clip{i:03d}.wav"] = az
+    if bad:
+        (root / "sub").mkdir()
+        (root / "sub" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
+    return truth

@@ -14,26 +14,12 @@ import soundfile as sf
 
 from foakit.corpus import load_clips, read_frames
 
-from .scenes import plane_wave_scene
+from .scenes import make_corpus, plane_wave_scene
 
 
 def foakit(*args, **kw):
     return subprocess.run([sys.executable, "-m", "foakit", *args], capture_output=True,
                           text=True, timeout=300, **kw)
-
-
-def make_corpus(root, n=3, bad=True):
-    root.mkdir(parents=True, exist_ok=True)
-    truth = {}
-    for i in range(n):
-        az = -150 + 300 * i / max(n - 1, 1)
-        x = plane_wave_scene([(az, 10, 0.3, 1.2)], duration=1.5, snr_db=20, seed=i)
-        sf.write(root / f"clip{i:03d}.wav", x.T, 16000, subtype="PCM_16")
-        truth[f"clip{i:03d}.wav"] = az
-    if bad:
-        (root / "sub").mkdir()
-        (root / "sub" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
-    return truth
 
 
 def test_analyze_outputs_and_exit_codes(tmp_path):

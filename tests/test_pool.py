@@ -15,27 +15,14 @@ import pytest
 from foakit.errors import FoakitError, ParameterError
 from foakit.pool import WORKER_DIED, run_batches
 
+from .workers import (
+    _failed,
+    _proc_state,
+    _square,
+    kill_parent_and_find_survivors,
+)
+
 _PRELOADED = None
-
-
-def _square(batch, mode="", victim=None, pid_dir=None, delay=0.0):
-    """The work of the tests (module level so the pool can pickle it): ``(x, x * x, pid)``
-    per item; on the ``victim`` item the worker dies, is killed or raises, by ``mode``."""
-    out = []
-    for x in batch:
-        time.sleep(delay)
-        if x == victim:
-            if mode == "exit":
-                os._exit(3)
-            if mode == "kill":  # wait for the test's killer thread, as for the OOM killer
-                Path(pid_dir, str(os.getpid())).touch()
-                time.sleep(60)
-            if mode == "raise":
-                raise ValueError(f"bad item {x}")
-            if mode == "foakit":  # (AudioError and FormatError do not survive pickling)
-                raise FoakitError("cannot write a checkpoint")
-        out.append((x, x * x, os.getpid()))
-    return out
 
 
 def _preloaded(batch):
@@ -45,10 +32,6 @@ def _preloaded(batch):
 def _set_preloaded(value):
     global _PRELOADED
     _PRELOADED = value
-
-
-def _failed(x, error):
-    return (x, error, None)
 
 
 def _run(batches, work, **kw):
@@ -226,3 +209,72 @@ def test_a_pool_that_breaks_while_the_parent_is_in_finish():
     got = _delivered(calls)
     assert sorted(x for x, _, _ in got) == list(range(6))
     assert [r for r in got if r[2] is None] == [(1, WORKER_DIED, None)]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_workers_end_when_analyze_is_killed_with_sigkill(tmp_path):
+    """``foakit analyze --workers 2`` killed with -9 mid-run leaves no worker behind."""
+    import sys
+    import uuid
+
+    from .scenes import make_corpus
+
+    n = 60
+    make_corpus(tmp_path / "audio", n=n, bad=False)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "foakit", "analyze", str(tmp_path / "audio"), "-o", str(out),
+           "--workers", "2", "--batch-size", "2", "--no-progress"]
+    kids, left, lines = kill_parent_and_find_survivors(
+        cmd, out / "clips.jsonl", min_lines=4, n_children=2, mark=uuid.uuid4().hex,
+        grace_s=5.0)
+    assert len(kids) >= 2, "the workers must be running at the kill"
+    assert lines < n, "the kill must land mid-run"
+    assert left == []
+
+
+_PIPE_ONLY = """
+import os, sys, time
+from collections import deque
+import foakit.pool as pool
+
+class _NotLinux:  # the workers forked from here skip prctl: only the pipe can end them
+    platform = "darwin"
+
+pool.sys = _NotLinux()
+out = sys.argv[1]
+
+def work(batch):
+    open(os.path.join(out, str(os.getpid())), "w").close()
+    time.sleep(120)
+    return batch
+
+pool.run_batches(deque([[1], [2]]), work, print, lambda i, e: e, workers=2)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or os.name != "posix",
+                    reason="needs /proc and forked workers")
+def test_the_parent_pipe_alone_ends_the_workers(tmp_path):
+    """Without the parent-death signal, the workers see the parent's pipe close."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _PIPE_ONLY, str(tmp_path)])
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and len(os.listdir(tmp_path)) < 2:
+            time.sleep(0.01)
+        pids = [int(p) for p in os.listdir(tmp_path)]
+        assert len(pids) == 2, "both workers must be running at the kill"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        end = time.time() + 5
+        while time.time() < end and any(_proc_state(p) not in (None, "Z") for p in pids):
+            time.sleep(0.05)
+        left = [p for p in pids if _proc_state(p) not in (None, "Z")]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert left == []

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import add_common
+from .common import add_common, add_dask_option, open_dask
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,9 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="compute backend (default: cpu)")
     p.add_argument("--batch-size", type=int, default=16,
-                   help="clips per task and per Parquet part (default: 16)")
+                   help="clips per batch, i.e. per Parquet part (default: 16); a task on "
+                   "Dask holds one batch or more")
     p.add_argument("--retry-errors", action="store_true",
                    help="analyse again files that failed in an earlier run")
+    add_dask_option(p)
     p.set_defaults(func=run)
 
 
@@ -61,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
         return 2
     keep_freed_memory()  # this process is ours (workers=1 analyses in it)
-    summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
-                             workers=args.workers, progress=not args.no_progress,
-                             backend=args.backend, retry_errors=args.retry_errors,
-                             batch_size=args.batch_size, notify=notice("foakit analyze"))
+    with open_dask(args, "foakit analyze") as cluster:
+        summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
+                                 workers=args.workers, progress=not args.no_progress,
+                                 backend=args.backend, retry_errors=args.retry_errors,
+                                 batch_size=args.batch_size, dask=cluster,
+                                 notify=notice("foakit analyze"))
     return report(summary)

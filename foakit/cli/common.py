@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 
 from ..conventions import CHANNEL_ORDERS
 
@@ -13,6 +15,37 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
                    help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_dask_option(p: argparse.ArgumentParser) -> None:
+    """``--dask CLUSTER``: run the per-clip work on a Dask cluster (see
+    :func:`open_dask`)."""
+    p.add_argument("--dask", metavar="CLUSTER", default=None,
+                   help="run the per-clip work on Dask: local[:N] (a LocalCluster of N "
+                   "single-threaded worker processes, default one per core), "
+                   "tcp://HOST:PORT (a running scheduler) or a scheduler file; the "
+                   "workers must see the audio at the same paths (needs foakit[dask])")
+
+
+@contextlib.contextmanager
+def open_dask(args: argparse.Namespace, prog: str) -> Iterator[object | None]:
+    """The :class:`foakit.dist.DaskCluster` of ``args.dask`` (None without the option),
+    with its scheduler and dashboard addresses printed to stderr; closed on exit.
+
+    Pass what it yields as ``dask=`` to ``analyze_corpus`` / ``estimate_clips`` (None keeps
+    the local pool).
+    """
+    spec = getattr(args, "dask", None)
+    if not spec:
+        yield None
+        return
+    from ..dist import DaskCluster
+
+    with DaskCluster(spec) as cluster:
+        link = cluster.dashboard_link or "none (the scheduler serves none; install bokeh)"
+        print(f"{prog}: Dask scheduler {cluster.address} "
+              f"({cluster.n_threads()} worker threads), dashboard {link}", file=sys.stderr)
+        yield cluster
 
 
 def add_registered_command(sub: argparse._SubParsersAction, name: str, hook: str, *,
