@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..params import AnalysisParams
 from .checkpoint import EstimateStore, StoredClips
@@ -75,6 +76,7 @@ def run_audit(
     estimates_dir: str | os.PathLike | None = None,
     retry_errors: bool = False,
     keep_maps: bool = False,
+    dask: Any = None,
 ) -> AuditRun:
     """Analyse the clips of ``jobs`` and hand each to ``consume`` as it finishes.
 
@@ -98,6 +100,8 @@ def run_audit(
         Checkpoint folder; None writes nothing and keeps the clips in memory.
     keep_maps : bool
         Keep each clip's DOA map.
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse on this Dask cluster (:func:`~foakit.audit.runner.estimate_clips`).
 
     Returns
     -------
@@ -121,5 +125,5 @@ def run_audit(
 
     estimate_clips(jobs, channel_order=channel_order, workers=workers, progress=progress,
                    params=params, desc=f"foakit audit {kind}", on_result=on_result,
-                   store=run.store, retry_errors=retry_errors, keep=False)
+                   store=run.store, retry_errors=retry_errors, keep=False, dask=dask)
     return run

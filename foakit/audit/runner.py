@@ -7,7 +7,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..conventions import check_channel_order
 from ..errors import FoakitError
@@ -65,6 +65,7 @@ def estimate_clips(
     store: EstimateStore | None = None,
     retry_errors: bool = False,
     keep: bool = True,
+    dask: Any = None,
 ) -> dict[str, ClipEstimate]:
     """Analyse many clips in worker processes, resuming from checkpoints.
 
@@ -95,6 +96,10 @@ def estimate_clips(
     keep : bool
         Return the estimates; False returns an empty dict and holds none of them, so that
         memory stays flat when ``on_result`` consumes each one.
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse on this Dask cluster (:func:`foakit.pool.run_batches`); the workers read
+        the audio and write their checkpoints at the paths this process gives them, so the
+        audio and the checkpoint folder must be on storage every worker sees.
 
     Returns
     -------
@@ -175,7 +180,8 @@ def estimate_clips(
         # run can be resumed
         run_batches(queue, partial(_work, channel_order=order, params_d=params.to_dict(),
                                    folder=folder),
-                    finish, failed, workers=workers, idle=load_one, reraise=(FoakitError,))
+                    finish, failed, workers=workers, idle=load_one, reraise=(FoakitError,),
+                    dask=dask)
         if store is not None:
             store.prune()
     finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_common, add_registered_command
+from .common import add_common, add_dask_option, add_registered_command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +37,7 @@ def add_audit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-figures", action="store_true", help="write no figures")
     p.add_argument("--max-figures", type=int, default=None, metavar="N",
                    help="figures for at most N flags, the most confident (default: all)")
+    add_dask_option(p)
 
 
 def require_counts(args: argparse.Namespace) -> int | None:

@@ -299,7 +299,8 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
 
 def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
                  analysis_dir: str | os.PathLike | None = None, workers: int | None = None,
-                 progress: bool = False, cfg: AuditConfig = AuditConfig()) -> AuditResult:
+                 progress: bool = False, cfg: AuditConfig = AuditConfig(),
+                 dask: Any = None) -> AuditResult:
     """Audit an RMS-AQA QA set against its audio (see the module docstring).
 
     Returns
@@ -310,7 +311,7 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
     """
     order = check_channel_order(channel_order)
     records, problems = analyze_for_qa(qa, analysis_dir, channel_order=order,
-                                       workers=workers, progress=progress)
+                                       workers=workers, progress=progress, dask=dask)
     pri = prior_letters(qa)
     verdicts = [_check(it, records.get(it.audio_path), pri[(2, it.category)], cfg)
                 for it in qa]

@@ -249,7 +249,8 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
 
 def analyze_for_qa(qa: QASet, analysis_dir: str | os.PathLike | None, *,
                    channel_order: str = "ambix", workers: int | None = None,
-                   progress: bool = False) -> tuple[dict[str, dict | None], list[str]]:
+                   progress: bool = False, dask: Any = None
+                   ) -> tuple[dict[str, dict | None], list[str]]:
     """Analyse (or reuse the analysis of) every readable audio file the QA set names.
 
     Returns
@@ -273,7 +274,7 @@ def analyze_for_qa(qa: QASet, analysis_dir: str | os.PathLike | None, *,
         if any(k not in have for k in todo.values()):
             corpus.analyze_corpus(qa.audio_root, analysis_dir, channel_order=channel_order,
                                   workers=workers, progress=progress,
-                                  files=sorted(set(todo.values())))
+                                  files=sorted(set(todo.values())), dask=dask)
             have = corpus.load_clips(analysis_dir)
     for name, key in todo.items():
         rec = have.get(key)
@@ -306,7 +307,7 @@ def dsp_answers(qa: QASet, records: Mapping[str, Mapping | None], *,
 def run_baseline(qa: QASet, kind: str, *, seed: int = 0,
                  analysis_dir: str | os.PathLike | None = None, channel_order: str = "ambix",
                  workers: int | None = None, progress: bool = False,
-                 cfg: DspConfig = DspConfig()) -> BaselineRun:
+                 cfg: DspConfig = DspConfig(), dask: Any = None) -> BaselineRun:
     """Answer every two-stage item of ``qa`` with baseline ``kind`` (see the module
     docstring); dsp analyses the audio (into ``analysis_dir``, reused when it holds the
     clips already)."""
@@ -321,7 +322,7 @@ def run_baseline(qa: QASet, kind: str, *, seed: int = 0,
         rows = prior_answers(qa)
     else:
         records, bad = analyze_for_qa(qa, analysis_dir, channel_order=channel_order,
-                                      workers=workers, progress=progress)
+                                      workers=workers, progress=progress, dask=dask)
         problems += bad
         rows = dsp_answers(qa, records, cfg=cfg)
     return BaselineRun(rows=rows, problems=problems)

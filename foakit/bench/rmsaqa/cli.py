@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from ...cli.common import add_dask_option, open_dask
+
 __all__ = ["add_baseline", "add_score", "add_audit"]
 
 _ORDERS = ("ambix", "fuma")
@@ -47,6 +49,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
     p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_dask_option(p)
     p.set_defaults(func=run_baseline)
 
 
@@ -61,9 +64,10 @@ def run_baseline(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     qa = load_qa(args.qa, audio_root=args.audio_root)
-    res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
-              channel_order=args.channel_order, workers=args.workers,
-              progress=not args.no_progress)
+    with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
+        res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
+                  channel_order=args.channel_order, workers=args.workers,
+                  progress=not args.no_progress, dask=cluster)
     path = write_answers(args.out, res.rows)
     msg = f"foakit baseline rmsaqa: {args.kind}: {len(res.rows)} items -> {path}"
     if args.kind == "dsp":
@@ -148,6 +152,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-figures", type=int, default=None, metavar="N",
                    help="figures for at most N flags, the most confident (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_dask_option(p)
     p.set_defaults(func=run_audit)
 
 
@@ -167,8 +172,9 @@ def run_audit(args: argparse.Namespace) -> int:
         return 2
     qa = load_qa(args.qa, audio_root=args.audio_root)
     analysis = args.analysis or os.path.join(args.out, "analysis")
-    res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
-                       workers=args.workers, progress=not args.no_progress)
+    with open_dask(args, "foakit audit") as cluster:
+        res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
+                           workers=args.workers, progress=not args.no_progress, dask=cluster)
     paths = write_audit(res, args.out, figures=not args.no_figures,
                         max_figures=args.max_figures)
     c = res.summary["counts"]["by_verdict"]

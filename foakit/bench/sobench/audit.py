@@ -75,6 +75,7 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -376,6 +377,7 @@ def audit_sobench(
     keep_maps: bool = False,
     estimates_dir: str | os.PathLike | None = None,
     retry_errors: bool = False,
+    dask: Any = None,
 ) -> AuditResult:
     """Audit the labels of an SO-Bench root (``qa/<split>.jsonl`` and its audio).
 
@@ -404,6 +406,8 @@ def audit_sobench(
         the result holds every analysed clip.
     retry_errors : bool
         Analyse again the clips whose checkpoint records a failure.
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse the clips on this Dask cluster (:func:`foakit.audit.run.run_audit`).
 
     Returns
     -------
@@ -465,7 +469,8 @@ def audit_sobench(
 
     run = run_audit(jobs, consume, kind="sobench", base_dir=root_p, channel_order=order,
                     workers=workers, progress=progress, params=params,
-                    estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps)
+                    estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps,
+                    dask=dask)
     paths, broken = run.paths, run.broken
     # clips finish in any order (and resumed ones first): everything below goes by job order
     # or sorted ids, so a resumed run writes what an uninterrupted one does

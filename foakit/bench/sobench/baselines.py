@@ -244,7 +244,8 @@ def _duration(root: str | os.PathLike | None, audio_path: str) -> tuple[float | 
 def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
                    analysis_dir: str | os.PathLike | None = None, *, channel_order: str = "ambix",
                    workers: int | None = None, progress: bool = False,
-                   backend: str = "cpu") -> tuple[dict[str, Any], list[str]]:
+                   backend: str = "cpu", dask: Any = None
+                   ) -> tuple[dict[str, Any], list[str]]:
     """Analyse (or reuse the analysis of) the audio the QA items name.
 
     Returns
@@ -281,7 +282,7 @@ def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
         if any(p not in have for p in todo):
             corpus.analyze_corpus(root, analysis_dir, channel_order=channel_order,
                                   workers=workers, progress=progress, backend=backend,
-                                  files=todo)
+                                  files=todo, dask=dask)
             have = corpus.load_clips(analysis_dir)
     for p in todo:
         rec = have.get(p)
@@ -295,7 +296,7 @@ def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
 def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
                  analysis_dir: str | os.PathLike | None = None, channel_order: str = "ambix",
                  workers: int | None = None, progress: bool = False,
-                 backend: str = "cpu") -> BaselineRun:
+                 backend: str = "cpu", dask: Any = None) -> BaselineRun:
     """Load an SO-Bench root and answer every QA item with baseline ``kind``.
 
     Parameters
@@ -319,7 +320,8 @@ def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
         rows = prior_predictions(items, root)
     else:
         clips, bad = analyze_for_qa(root, items, analysis_dir, channel_order=channel_order,
-                                    workers=workers, progress=progress, backend=backend)
+                                    workers=workers, progress=progress, backend=backend,
+                                    dask=dask)
         problems += bad
         rows = dsp_predictions(items, clips)
     if kind == "prior":  # answers that wanted the audio (the clip's duration) and lacked it

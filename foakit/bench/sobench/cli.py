@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ...cli.audit import add_audit_options, report_audit, require_counts
-from ...cli.common import run_benchmark
+from ...cli.common import add_dask_option, open_dask, run_benchmark
 from ...conventions import CHANNEL_ORDERS
 
 
@@ -39,6 +39,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_dask_option(p)
     p.set_defaults(func=run_benchmark, benchmark_run=_run_baseline)
 
 
@@ -52,10 +53,11 @@ def _run_baseline(args: argparse.Namespace) -> int:
         print(f"foakit baseline: error: --workers {args.workers} must be >= 1",
               file=sys.stderr)
         return 2
-    result = run_baseline(args.root, args.kind, split=args.split,
-                          analysis_dir=args.analysis, channel_order=args.channel_order,
-                          workers=args.workers, progress=not args.no_progress,
-                          backend=args.backend)
+    with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
+        result = run_baseline(args.root, args.kind, split=args.split,
+                              analysis_dir=args.analysis, channel_order=args.channel_order,
+                              workers=args.workers, progress=not args.no_progress,
+                              backend=args.backend, dask=cluster)
     path = write_predictions(args.out, result.predictions)
     rows = result.predictions
     abstained = Counter(r["task_name"] for r in rows if r["foakit"]["abstained"])
@@ -194,8 +196,9 @@ def _run_audit(args: argparse.Namespace) -> int:
     if not os.path.exists(args.root):
         print(f"foakit audit: error: {args.root}: no such folder", file=sys.stderr)
         return 2
-    result = audit_sobench(args.root, split=args.split, channel_order=args.channel_order,
-                           workers=args.workers, progress=not args.no_progress,
-                           estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
-                           retry_errors=args.retry_errors)
+    with open_dask(args, "foakit audit") as cluster:
+        result = audit_sobench(args.root, split=args.split, channel_order=args.channel_order,
+                               workers=args.workers, progress=not args.no_progress,
+                               estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
+                               retry_errors=args.retry_errors, dask=cluster)
     return report_audit(args, result)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -186,6 +187,7 @@ def audit_starss(
     keep_maps: bool = False,
     estimates_dir: str | os.PathLike | None = None,
     retry_errors: bool = False,
+    dask: Any = None,
 ) -> AuditResult:
     """Audit a STARSS-shaped corpus: label CSVs against their audio.
 
@@ -215,6 +217,8 @@ def audit_starss(
         the result holds every analysed clip.
     retry_errors : bool
         Analyse again the clips whose checkpoint records a failure.
+    dask : str, DaskCluster or distributed.Client, optional
+        Analyse the clips on this Dask cluster (:func:`foakit.audit.run.run_audit`).
 
     Returns
     -------
@@ -251,7 +255,8 @@ def audit_starss(
 
     run = run_audit(jobs, consume, kind="starss", base_dir=audio_dir, channel_order=order,
                     workers=workers, progress=progress, params=params,
-                    estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps)
+                    estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps,
+                    dask=dask)
     paths, broken = run.paths, run.broken
     # clips finish in any order (and resumed ones first): everything below goes by sorted
     # ids, so a resumed run writes what an uninterrupted one does

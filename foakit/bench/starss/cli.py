@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from ...cli.audit import add_audit_options, report_audit, require_counts
+from ...cli.common import open_dask
 
 
 def add_audit(sub: argparse._SubParsersAction) -> None:
@@ -35,8 +36,9 @@ def _run_audit(args: argparse.Namespace) -> int:
             print(f"foakit audit: error: --{name} {getattr(args, name)}: no such folder",
                   file=sys.stderr)
             return 2
-    result = audit_starss(args.audio, args.metadata, channel_order=args.channel_order,
-                          workers=args.workers, progress=not args.no_progress,
-                          estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
-                          retry_errors=args.retry_errors)
+    with open_dask(args, "foakit audit") as cluster:
+        result = audit_starss(args.audio, args.metadata, channel_order=args.channel_order,
+                              workers=args.workers, progress=not args.no_progress,
+                              estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
+                              retry_errors=args.retry_errors, dask=cluster)
     return report_audit(args, result)
