@@ -68,7 +68,9 @@ def _run_sobench(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
-_BENCHMARKS = (_add_sobench,)
+from ..bench.halluaudio.cli import add_baseline as _add_halluaudio  # noqa: E402
+
+_BENCHMARKS = (_add_sobench, _add_halluaudio)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -113,7 +113,9 @@ def _complain(report: dict, name: str) -> bool:
                 or p["unmatched_predictions"])
 
 
-_BENCHMARKS = (_add_sobench,)
+from ..bench.halluaudio.cli import add_score as _add_halluaudio  # noqa: E402
+
+_BENCHMARKS = (_add_sobench, _add_halluaudio)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
