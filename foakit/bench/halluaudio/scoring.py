@@ -65,11 +65,13 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
     """The option key a response selects, or None.
 
     In order: an ``<answer>X</answer>`` tag; "answer / option / choice (is) X" phrases (the
-    last one, so "not A, the answer is B" gives B); a line starting with the key ("B.",
-    "(B)", "B)", "B:", "**B**"); a response that is one key alone; the one key standing
-    alone as a word when exactly one does; the one option whose whole text the response
-    contains when exactly one does.  Keys match case-sensitively for one-letter keys in free
-    text (so the article "a" is no answer), insensitively in the tag and phrases.
+    last one, so "not A, the answer is B" gives B); "X is correct / right / the answer"; a
+    line starting with the key ("B.", "(B)", "B)", "B:", "**B**"); a response that is one
+    key alone; the one key standing alone as a word when exactly one does and no two are
+    listed ("A or B"); the one option whose whole text the response contains when exactly
+    one does.  "A" and "I" followed by a lower-case word read as the article and the
+    pronoun, not as keys.  Keys match case-sensitively in free text, insensitively in the
+    tag, the phrases and a response that is a key alone.
     """
     keys = [str(k) for k in keys]
     if not keys or response is None:
@@ -86,10 +88,16 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
     if m:
         return canon(m[-1])
     phrase = (rf"(?:answer|option|choice|đáp án|chọn|lựa chọn)\s*(?:is|:|=|là)?\s*"
-              rf"[\"'*(\[]*\s*({alt})(?![\w])")
-    m = re.findall(phrase, text, flags=re.IGNORECASE)
+              rf"[\"'*(\[]*\s*({alt})(?![\w])(.?)")
+    # a lower-case key counts only before punctuation or the end ("answer is a dog" is no A)
+    m = [k for k, nxt in re.findall(phrase, text, flags=re.IGNORECASE)
+         if k in keys or nxt in ("", ".", ")", "]", ":", ",", ";", "*", "\"", "'")]
     if m:
         return canon(m[-1])
+    m = re.findall(rf"(?<![\w'])\(?({alt})\)?\s+is\s+(?:the\s+)?(?:correct|right|best|answer)",
+                   text)
+    if len(set(m)) == 1:
+        return canon(m[0])
     for line in text.splitlines():
         m = re.match(rf"^\s*[*_#>\-\s]*[(\[]?\s*({alt})\s*(?:[.):\]]|\*\*|\s*$|\s+-)",
                      line)
@@ -98,8 +106,12 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
     bare = text.strip(" \t\n.()[]*\"'")
     if canon(bare):
         return canon(bare)
-    lone = set(re.findall(rf"(?<![\w'])({alt})(?![\w'])", text))
-    if len(lone) == 1:
+    # "A" / "I" before a lower-case word are the article and the pronoun, not keys
+    lone = {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])(?!\s+[a-z])", text)} | {
+        k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])", text) if k not in ("A", "I")}
+    listed = re.search(rf"(?<![\w'])({alt})\s*(?:,|/|\bor\b|\band\b|hoặc|và)\s*({alt})(?![\w'])",
+                       text)
+    if len(lone) == 1 and not listed:
         return canon(lone.pop())
     if options:
         low = normalize(text)
