@@ -374,7 +374,7 @@ def write_corpus(root: str | os.PathLike, *, n_audio: int = 60, seed: int = 0,
         semantic = present and level in ("L1", "L3", "L4") and scene not in (
             "fragments", "unintelligible")
         spans = []
-        if level == "L2" or scene == "fragments":
+        if level == "L2" and scene == "far":  # the far voice's middle is marked uncertain
             s0, s1 = info["speech_span_s"]
             spans = [[round(s0 + 0.3 * (s1 - s0), 2), round(s0 + 0.6 * (s1 - s0), 2)]]
         gt = {"audio_id": audio_id, "level": level,
