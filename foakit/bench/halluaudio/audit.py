@@ -214,7 +214,7 @@ def judge_audio(measures: dict, label: dict, *, spans: list | None = None,
             out.append(_verdict("level", level, "suspicious",
                                 f"L1 clear speech at SNR {snr:.1f} dB (below "
                                 f"{t['l1_snr_suspicious_db']:.0f} dB: noisy, far or weak)",
-                                0.6 + (t["l1_snr_suspicious_db"] - snr) / 20))
+                                0.6 + (t["l1_snr_suspicious_db"] - snr) / 40))
         elif snr < t["l1_snr_consistent_db"]:
             out.append(_verdict("level", level, "unverifiable",
                                 f"SNR {snr:.1f} dB is in the overlap of clear and degraded"))
@@ -235,7 +235,7 @@ def judge_audio(measures: dict, label: dict, *, spans: list | None = None,
         if snr is not None and snr >= t["l3_snr_suspicious_db"]:
             out.append(_verdict("level", level, "suspicious",
                                 f"L3 speech + noise, but SNR {snr:.1f} dB: no noise lowers it",
-                                0.6 + (snr - t["l3_snr_suspicious_db"]) / 20))
+                                0.6 + (snr - t["l3_snr_suspicious_db"]) / 40))
         elif snr is None and quiet and share > 0:
             out.append(_verdict("level", level, "suspicious",
                                 f"L3 speech + noise, but speech fills the clip over a floor "
