@@ -403,7 +403,8 @@ def iter_rows(root: str | os.PathLike, *, audio: bool = True, batch_rows: int = 
     audio : bool
         Read the audio column (False: labels and cases only, no audio bytes read).
     batch_rows : int
-        Rows per pyarrow batch (memory holds one batch).
+        Rows turned into Python objects at a time (memory holds one row group of the file
+        and this many rows).
     files : dict, optional
         :func:`find_config_files`' answer, when already known.
 
@@ -426,11 +427,16 @@ def iter_rows(root: str | os.PathLike, *, audio: bool = True, batch_rows: int = 
             audio_col = next((n for n in ROW_FIELDS["audio"] if n in names), None)
             cols = [n for n in names if audio or n != audio_col]
             row = 0
-            for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
-                for raw in batch.to_pylist():
-                    yield _row(raw, config=config, file=str(path), row=row,
-                               audio_column=audio_col if audio else None)
-                    row += 1
+            # one row group at a time: ParquetFile.iter_batches holds on to what it has
+            # read, so its memory grows with the file; row groups read apart stay flat
+            for g in range(pf.metadata.num_row_groups):
+                table = pf.read_row_group(g, columns=cols)
+                for batch in table.to_batches(max_chunksize=batch_rows):
+                    for raw in batch.to_pylist():
+                        yield _row(raw, config=config, file=str(path), row=row,
+                                   audio_column=audio_col if audio else None)
+                        row += 1
+                del table
 
 
 def row_audio_bytes(root: str | os.PathLike, audio: Any, *, audio_id: str
