@@ -14,8 +14,9 @@ The detector works on the signal resampled to 16 kHz, in frames of 32 ms every `
    and the share of frames in voiced runs over 0.6 s (notes, chords and sirens),
 4. a logistic combination of those features (:data:`WEIGHTS`, fitted on the tune families
    of :mod:`foakit.signal.sounds` by ``benchmarks/speech_detector.py --split tune --fit``),
-   smoothed over 0.2 s, gated by the level (a frame must stand 3 dB above the noise), and
-   turned into segments (gaps under 0.3 s closed, segments under 0.2 s dropped).
+   smoothed over 0.2 s, thresholded at 0.6, gated by the level (a frame must stand 3 dB
+   above the noise), and turned into segments (gaps under 0.3 s closed, segments under
+   0.2 s dropped, ends cut back to the last frames 6 dB above the noise).
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def speech_features(x: np.ndarray, sr: int, *, hop_s: float = 0.02) -> dict[str,
     vs = _context(voicing, half, "std")
     return {
         "times": times,
+        "frame_level_db": level,
         "voicing": voicing,
         "f0": f0,
         "level_db": _context(lev, half // 2, "mean"),
@@ -252,8 +254,29 @@ def _segments(active: np.ndarray, times: np.ndarray, hop_s: float, *, gap_s: flo
     return out, segs
 
 
+def _trim(active: np.ndarray, level: np.ndarray, times: np.ndarray,
+          hop_s: float) -> tuple[np.ndarray, list]:
+    """Cut each segment's ends back to its first and last frame 6 dB above the noise (plus
+    40 ms): the context features smear a segment's edges by their half width."""
+    out = np.zeros_like(active)
+    segs = []
+    pad = max(int(round(0.04 / hop_s)), 1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        loud = np.flatnonzero(level[a:b] > 6.0)
+        if len(loud) == 0:
+            continue
+        s, e = max(a, a + loud[0] - pad), min(b, a + loud[-1] + 1 + pad)
+        if (e - s) * hop_s < 0.2:
+            continue
+        out[s:e] = True
+        segs.append((round(float(times[s] - hop_s / 2), 3),
+                     round(float(times[e - 1] + hop_s / 2), 3)))
+    return out, segs
+
+
 def speech_activity(x: np.ndarray, sr: int, *, hop_s: float = 0.02,
-                    threshold: float = 0.5) -> SpeechActivity:
+                    threshold: float = 0.6) -> SpeechActivity:
     """Detect speech in a mono signal.
 
     Parameters
@@ -287,5 +310,6 @@ def speech_activity(x: np.ndarray, sr: int, *, hop_s: float = 0.02,
     prob = ndimage.uniform_filter1d(prob, max(int(round(0.2 / hop_s)), 1), mode="nearest")
     active = (prob > threshold) & (f["level_db"] > 3.0)
     active, segs = _segments(active, times, hop_s, gap_s=0.3, min_s=0.2)
+    active, segs = _trim(active, f["frame_level_db"], times, hop_s)
     return SpeechActivity(times, prob, active, segs, float(active.mean()), hop_s,
                           f["level_db"])
