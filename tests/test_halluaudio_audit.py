@@ -62,8 +62,8 @@ def test_presence_rules():
 
 
 @pytest.mark.parametrize("level,measures,expected", [
-    ("L1", M(snr_db=5.0), "suspicious"), ("L1", M(snr_db=17.0), "unverifiable"),
-    ("L1", M(snr_db=25.0), "consistent"), ("L1", M(snr_db=None), "consistent"),
+    ("L1", M(snr_db=5.0), "suspicious"), ("L1", M(snr_db=22.0), "unverifiable"),
+    ("L1", M(snr_db=26.0), "consistent"), ("L1", M(snr_db=None), "consistent"),
     ("L1", M(snr_db=None, noise_floor_dbfs=-30.0), "unverifiable"),
     ("L2", M(snr_db=40.0, loudness_lufs=-18.0), "suspicious"),
     ("L2", M(snr_db=40.0, loudness_lufs=-35.0), "consistent"),
@@ -81,7 +81,7 @@ def test_level_rules(level, measures, expected):
 
 def test_level_confidence_grows_with_the_contradiction():
     c = [verdict(judge_audio(M(snr_db=s), {"level": "L1"}), "level")["confidence"]
-         for s in (12.0, 8.0, 3.0)]
+         for s in (18.0, 12.0, 6.0)]
     assert c[0] < c[1] < c[2] <= 0.99
 
 
@@ -100,10 +100,12 @@ def test_span_rules():
 
 
 def test_thresholds_override():
-    vs = judge_audio(M(snr_db=18.0), {"level": "L1"},
-                     thresholds={"l1_snr_suspicious_db": 19.0})
+    vs = judge_audio(M(snr_db=21.0), {"level": "L1"},
+                     thresholds={"l1_snr_suspicious_db": 22.0})
     assert verdict(vs, "level")["verdict"] == "suspicious"
-    assert THRESHOLDS["l1_snr_suspicious_db"] == 15.0
+    assert verdict(judge_audio(M(snr_db=21.0), {"level": "L1"}), "level")["verdict"] == \
+        "unverifiable"
+    assert THRESHOLDS["l1_snr_suspicious_db"] == 20.0
 
 
 @pytest.fixture(scope="module")

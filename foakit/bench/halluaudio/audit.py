@@ -36,8 +36,8 @@ VERDICTS_FILE = "verdicts.jsonl"
 
 #: The audit's thresholds (dB, shares, seconds).
 THRESHOLDS = {
-    "l1_snr_suspicious_db": 15.0,   # L1 below this SNR: not clear speech
-    "l1_snr_consistent_db": 20.0,   # L1 at or above: consistent; between: unverifiable
+    "l1_snr_suspicious_db": 20.0,   # L1 below this SNR: not clear speech
+    "l1_snr_consistent_db": 25.0,   # L1 at or above: consistent; between: unverifiable
     "l3_snr_suspicious_db": 22.0,   # L3 at or above: no noise lowers the SNR
     "l2_snr_suspicious_db": 30.0,   # L2 at or above, and loud: neither weak nor degraded
     "l2_loudness_lufs": -26.0,
@@ -47,7 +47,7 @@ THRESHOLDS = {
     "absent_consistent_share": 0.03,
     "present_speech_share": 0.05,   # labelled speech: share or seconds found to agree
     "present_speech_s": 0.3,
-    "present_max_prob": 0.1,        # ... and no frame scoring this high for a flag
+    "present_max_prob": 0.2,        # ... and no frame scoring this high for a flag
     "span_clear_db": 30.0,          # an uncertain span of clear speech this far above noise
     "span_weak_db": 20.0,
     "clipped_share": 0.005,
@@ -59,12 +59,12 @@ RULES = [
     "detector finds speech in >= 10 % of the frames and >= 0.5 s; consistent below 3 %; "
     "unverifiable between.",
     "speech presence, labelled present: consistent when speech fills >= 5 % of the frames or "
-    ">= 0.3 s; suspicious when no frame's speech score reaches 0.1 (noise alone scores "
-    "below 0.03, speech at 0 dB SNR above 0.3 on the tuning corpora); otherwise "
+    ">= 0.3 s; suspicious when no frame's speech score reaches 0.2 (on the tuning family "
+    "noise alone scores at most 0.16, speech at -3..3 dB SNR at least 0.3); otherwise "
     "unverifiable (speech-like frames under the detector's threshold: speech deep in "
     "noise).",
     "no_speech cases: suspicious when the audio holds speech by the first rule.",
-    "L1 clear speech: suspicious below 15 dB SNR; consistent from 20 dB; unverifiable "
+    "L1 clear speech: suspicious below 20 dB SNR; consistent from 25 dB; unverifiable "
     "between, and when no frame is free of speech unless the floor is below -50 dBFS.",
     "L2 degraded / far: suspicious at >= 30 dB SNR with loudness >= -26 LUFS (a loud, clean "
     "signal); otherwise consistent.",
