@@ -18,7 +18,7 @@ from .. import __version__
 from ..errors import FoakitError
 
 # One module per command, registered in this order in ``foakit --help``.
-_COMMANDS = ("analyze", "demo", "info", "baseline", "score", "audit")
+_COMMANDS = ("analyze", "demo", "info", "baseline", "score", "audit", "judge_requests")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--metadata", required=True, metavar="DIR", help="label CSV folder")
     _common(t)
     t.set_defaults(func=run)
+    from ..bench.airbench.cli import add_audit
+
+    add_audit(kinds)
     p.set_defaults(func=_usage(p))
 
 

@@ -113,7 +113,13 @@ def _complain(report: dict, name: str) -> bool:
                 or p["unmatched_predictions"])
 
 
-_BENCHMARKS = (_add_sobench,)
+def _add_airbench(sub: argparse._SubParsersAction) -> None:
+    from ..bench.airbench.cli import add_score
+
+    add_score(sub)
+
+
+_BENCHMARKS = (_add_sobench, _add_airbench)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
