@@ -38,8 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--metadata", required=True, metavar="DIR", help="label CSV folder")
     _common(t)
     t.set_defaults(func=run)
-    from ..bench.halluaudio.cli import add_audit
-    add_audit(kinds)
+    from ..bench.airbench.cli import add_audit as add_airbench
+    from ..bench.halluaudio.cli import add_audit as add_halluaudio
+
+    add_airbench(kinds)
+    add_halluaudio(kinds)
     p.set_defaults(func=_usage(p))
 
 

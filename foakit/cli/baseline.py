@@ -68,7 +68,11 @@ def _run_sobench(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
-from ..bench.halluaudio.cli import add_baseline as _add_halluaudio  # noqa: E402
+def _add_halluaudio(sub: argparse._SubParsersAction) -> None:
+    from ..bench.halluaudio.cli import add_baseline
+
+    add_baseline(sub)
+
 
 _BENCHMARKS = (_add_sobench, _add_halluaudio)
 

@@ -113,9 +113,19 @@ def _complain(report: dict, name: str) -> bool:
                 or p["unmatched_predictions"])
 
 
-from ..bench.halluaudio.cli import add_score as _add_halluaudio  # noqa: E402
+def _add_airbench(sub: argparse._SubParsersAction) -> None:
+    from ..bench.airbench.cli import add_score
 
-_BENCHMARKS = (_add_sobench, _add_halluaudio)
+    add_score(sub)
+
+
+def _add_halluaudio(sub: argparse._SubParsersAction) -> None:
+    from ..bench.halluaudio.cli import add_score
+
+    add_score(sub)
+
+
+_BENCHMARKS = (_add_sobench, _add_airbench, _add_halluaudio)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
