@@ -170,6 +170,8 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                    help="output folder; an earlier run there is resumed")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="measure again the audios an earlier run in DIR recorded as failed")
     p.add_argument("--no-figures", action="store_true", help="write no figures")
     p.add_argument("--max-figures", type=int, default=50, metavar="N",
                    help="spectrograms for at most N flagged audios (default 50)")
@@ -185,7 +187,8 @@ def run_audit(args: argparse.Namespace) -> int:
     if args.max_figures < 0:
         _say("audit", f"error: --max-figures {args.max_figures} must be >= 0")
         return 2
-    result = audit(args.root, args.out, workers=args.workers, progress=not args.no_progress)
+    result = audit(args.root, args.out, workers=args.workers, progress=not args.no_progress,
+                   retry_errors=args.retry_errors)
     paths = write_report(result, args.out, figures=not args.no_figures,
                          max_figures=args.max_figures)
     c = result.summary["verdicts"]
