@@ -26,7 +26,7 @@ from foakit.bench.halluaudio.audit import audit
 from foakit.bench.halluaudio.synth import write_corpus
 
 PRESENCE = {"presence_missed", "presence_invented"}
-LEVEL = {"l1_noisy", "l1_far", "l3_clean"}
+LEVEL = {"l1_noisy", "l1_far", "l3_clean", "l2_clean"}
 
 
 def bar(family: str, seed: int, n_audio: int, workers: int) -> dict:

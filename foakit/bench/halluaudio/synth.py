@@ -64,6 +64,7 @@ WRONG_KINDS = {
     "l1_noisy": "labelled L1 clear speech but the speech is at -3..5 dB SNR in noise",
     "l1_far": "labelled L1 clear speech but the voice is far, reverberant and in noise",
     "l3_clean": "labelled L3 speech + noise but the recording is clean (no noise)",
+    "l2_clean": "labelled L2 degraded / far speech but the voice is near, loud and clean",
 }
 
 _INTENTS = [
@@ -204,7 +205,7 @@ _SCENES = {"L1": ("clean",), "L2": ("far",), "L3": ("noisy",), "L4": ("competing
 # wrong kind -> (scene really made, level given, presence given)
 _WRONG = {"presence_missed": ("clean", "L6", False), "presence_invented": ("no_speech", "L3",
           True), "l1_noisy": ("noisy_wrong_l1", "L1", True), "l1_far": ("far", "L1", True),
-          "l3_clean": ("clean", "L3", True)}
+          "l3_clean": ("clean", "L3", True), "l2_clean": ("clean", "L2", True)}
 
 
 def _shuffled_options(rng, texts, correct):
