@@ -174,6 +174,7 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_audit_bad_rows_resume_and_paths(tmp_path):
     root = tmp_path / "root"
     audio_dir = tmp_path / "real_audio"

@@ -234,6 +234,7 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_end_to_end(tmp_path):
     root = tmp_path / "root"
     write_corpus(root, n_audio=10, seed=4, layout="hf_cache")
