@@ -150,3 +150,15 @@ def test_build_requests_orders_pairs_and_skips():
     assert item_key(rows[0][1]) == "0"
     assert set(CATEGORY_OF.values()) == {"speech", "sound", "music", "speech_and_sound",
                                          "speech_and_music"}
+
+
+def test_foakit_info_says_whether_mp3_decodes():
+    import subprocess
+    import sys
+
+    from foakit.signal import mp3_support
+
+    r = subprocess.run([sys.executable, "-m", "foakit", "info", "--json"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["audio"] == mp3_support()
