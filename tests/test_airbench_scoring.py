@@ -234,3 +234,28 @@ def test_cli_score_and_judge_requests_round_trip(tmp_path):
     r = subprocess.run([sys.executable, "-m", "foakit", "score", "airbench",
                         str(tmp_path / "nope.jsonl")], capture_output=True, text=True)
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_cli_error_paths(tmp_path):
+    resp = tmp_path / "resp.jsonl"
+    resp.write_text(json.dumps({"path": "a.wav", "question": "q", "answer_gt": "a",
+                                "task_name": "speech_QA", "dataset_name": "d",
+                                "response": None, "meta_info": "m"}) + "\n")
+    base = [sys.executable, "-m", "foakit"]
+    r = subprocess.run(base + ["judge-requests", "airbench", str(resp), "-o",
+                               str(tmp_path / "req.jsonl")], capture_output=True, text=True)
+    assert r.returncode == 1 and "no response" in r.stderr
+    r = subprocess.run(base + ["judge-requests", "airbench", str(tmp_path / "x.jsonl"), "-o",
+                               str(tmp_path / "req.jsonl")], capture_output=True, text=True)
+    assert r.returncode == 2 and "no such file" in r.stderr
+    r = subprocess.run(base + ["judge-requests"], capture_output=True, text=True)
+    assert r.returncode == 2
+    judged = tmp_path / "j.jsonl"
+    judged.write_text(json.dumps({"task_name": "music_QA", "gen": "7 8"}) + "\n")
+    r = subprocess.run(base + ["score", "airbench", str(judged), "--order", "model-first"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "model-first (Assistant 1 = model)" in r.stdout
+    judged.write_text('{"task_name": "music_QA"}\n')
+    r = subprocess.run(base + ["score", "airbench", str(judged)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "j.jsonl:1" in r.stderr
