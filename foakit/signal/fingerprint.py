@@ -92,7 +92,7 @@ def fingerprint_distance(a: str, b: str) -> float:
     return float(np.mean(ba != bb))
 
 
-def find_duplicates(fps: Mapping[str, str], *, max_distance: float = 0.2,
+def find_duplicates(fps: Mapping[str, str], *, max_distance: float = 0.1,
                     duration_tolerance: float = 0.02) -> list[list[str]]:
     """Groups of keys whose clips look like the same audio.
 

@@ -29,7 +29,7 @@ kind                             when
 ``loudness_outlier``             integrated loudness > 20 LU from its task's median and
                                  > 3 MADs from it
 ``duplicate``                    the same audio as another item (fingerprint distance
-                                 <= 0.2, durations within 2 %)
+                                 <= 0.1, durations within 2 %)
 ===============================  ==========================================================
 
 Silent clips are not also flagged for missing speech.  Task ranges need 8 measured items
@@ -72,7 +72,7 @@ RULES = {
     "silent_share": 0.95, "clipped_share": 0.001, "dc_offset": 0.05, "speech_share": 0.05,
     "downmix_loss_db": -10.0, "meta_time_slack_s": 1.0, "duration_ratio": 3.0,
     "loudness_lu": 20.0, "robust_z": 5.0, "loudness_z": 3.0, "min_task_items": 8,
-    "duplicate_distance": 0.2,
+    "duplicate_distance": 0.1,
 }
 
 

@@ -285,6 +285,11 @@ def format_report(report: Mapping) -> str:
             lines.append(f"  {c:18s} {d['n']:5d} {d['failures']:5d} "
                          f"{_fmt(d['mean_reference']):>6s} {_fmt(d['mean_model']):>6s} "
                          f"{_fmt(d['win_rate']):>6s}")
+        off = rep["official"]
+        if off["success_num"] != rep["scored"]:
+            lines.append(f"  cal_score.py would print success_num {off['success_num']}: it "
+                         f"also counts {off['success_num'] - rep['scored']} two-token line(s) "
+                         "that then failed")
     comb = report.get("combined")
     if comb:
         lines.append("both orders (per-item mean over the orders):")

@@ -65,7 +65,7 @@ _MUSIC = ("An upbeat pop song with drums and a bright synth lead.",
 _ENV = ("rain", "wind", "traffic", "birds", "footsteps", "water", "machine", "clapping")
 _MUS = ("melody", "chords", "band", "pluck", "bowed", "bells", "drums")
 #: Judge lines that the official parse fails, and why (the reason foakit reports).
-MALFORMED_JUDGE_LINES = (("8, 7", "not two space-separated values"),
+MALFORMED_JUDGE_LINES = (("8, 7", "not integers"),
                          ("Assistant 1: 8 Assistant 2: 7", "not two space-separated values"),
                          ("8  7", "not two space-separated values"),
                          ("8\n7", "not two space-separated values"),
