@@ -32,6 +32,8 @@ BENCHMARKS: tuple[str, ...] = (
     "sobench",
     "starss",
     "rmsaqa",
+    "airbench",
+    "halluaudio",
 )
 
 

@@ -11,8 +11,8 @@ import sys
 
 from .. import __version__
 
-_PACKAGES = ("numpy", "scipy", "numba", "numba-cuda", "llvmlite", "soundfile", "pyarrow",
-             "cupy", "cupy-cuda12x", "cupy-cuda13x")
+_PACKAGES = ("numpy", "scipy", "numba", "numba-cuda", "llvmlite", "soundfile", "pyloudnorm",
+             "pyarrow", "cupy", "cupy-cuda12x", "cupy-cuda13x")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,6 +87,9 @@ def collect() -> dict:
         "backends": {"cpu": {"available": True, "reason": "NumPy + Numba CPU kernels"}},
         "devices": [],
     }
+    from ..signal.decode import mp3_support
+
+    info["audio"] = mp3_support()
     ok, why = cuda_status()
     nc = _numba_cuda()
     reason = why
@@ -122,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
         if ver is not None or name in ("numpy", "scipy", "numba", "soundfile", "pyarrow",
                                        "cupy"):
             print(f"  {name:<14} {ver or 'not installed'}", file=out)
+    a = info["audio"]
+    print(f"audio: libsndfile {a['libsndfile']}, MP3 "
+          f"{'decodes' if a['mp3'] else 'unavailable: ' + str(a['reason'])}", file=out)
     print("backends:", file=out)
     for name in ("cpu", "cuda", "auto"):
         b = info["backends"][name]

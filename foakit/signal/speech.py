@@ -1,0 +1,335 @@
+"""Speech activity: where in a mono signal someone speaks.
+
+The detector works on the signal resampled to 16 kHz, in frames of 32 ms every ``hop_s``:
+
+1. a noise spectrum per frequency bin (the clip's 15th power percentile, scaled to a mean),
+2. per frame, the speech-band (250-3500 Hz) level above that noise, the voicing (the peak
+   of the normalised autocorrelation at 80-400 Hz lags of the spectrum below 2.5 kHz) and
+   the pitch of voiced frames (sub-sample lag),
+3. per frame, context features over +-0.3 s (:data:`FEATURES`): the level, the mean and
+   the spread of the voicing (speech alternates voiced nuclei, consonants and gaps), the
+   syllabic modulation of the level (its spread once its slow course is removed), the
+   share of voiced frame pairs whose pitch glides 0.08-2 semitones per 20 ms (intonation)
+   rather than holds (notes) and the rate of such frames, alone and times the modulation,
+   and the share of frames in voiced runs over 0.6 s (notes, chords and sirens),
+4. a logistic combination of those features (:data:`WEIGHTS`, fitted on the tune families
+   of :mod:`foakit.signal.sounds` by ``benchmarks/speech_detector.py --split tune --fit``),
+   smoothed over 0.2 s, thresholded at 0.6 and gated by the level (a frame must stand
+   3 dB above the noise),
+5. energy segments (speech-band level 6 dB above the noise) of which at least 30 % is
+   speech become speech as a whole (the energy detector places a phrase's edges and short
+   pauses better; the features tell speech from music and noise), and the result is
+   turned into segments (gaps under 0.3 s closed, segments under 0.2 s dropped, ends cut
+   back to the last frames 6 dB above the noise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import gcd
+
+import numpy as np
+from scipy import ndimage
+from scipy import signal as sps
+
+from ..errors import ParameterError
+
+__all__ = ["SpeechActivity", "speech_activity", "speech_features", "FEATURES", "WEIGHTS"]
+
+_SR = 16000
+_PROMOTE = 0.3
+_WIN = 512
+_NFFT = 1024
+
+#: Names of the context features, in the order of :data:`WEIGHTS` (after the bias).
+FEATURES = ("level_db", "voicing_mean", "voicing_spread", "modulation_db", "glide_share",
+            "glide_rate", "glide_x_modulation", "long_voiced_share")
+#: Logistic weights: bias, then one per :data:`FEATURES` entry.
+WEIGHTS = np.array([-2.603, -0.0146, 0.3594, 7.9323, -0.2625, -1.0766, 4.866, 2.613, 0.407])
+
+
+@dataclass
+class SpeechActivity:
+    """Speech activity of one mono signal.
+
+    Attributes
+    ----------
+    times : ndarray [shape=(frames,)]
+        Frame centres (s).
+    prob : ndarray [shape=(frames,)]
+        Speech score 0..1 per frame.
+    active : ndarray [shape=(frames,), dtype=bool]
+        Frames in a speech segment.
+    segments : list of (float, float)
+        Speech segments (onset_s, offset_s).
+    share : float
+        Active fraction of the frames (0 for an empty signal).
+    hop_s : float
+        Frame hop (s).
+    level_db : ndarray [shape=(frames,)]
+        Speech-band level above the noise (dB) per frame.
+    """
+
+    times: np.ndarray
+    prob: np.ndarray
+    active: np.ndarray
+    segments: list = field(default_factory=list)
+    share: float = 0.0
+    hop_s: float = 0.02
+    level_db: np.ndarray | None = None
+
+    def to_dict(self) -> dict:
+        """``share`` and ``segments`` rounded, for JSON."""
+        return {"share": round(float(self.share), 4),
+                "segments": [[round(a, 3), round(b, 3)] for a, b in self.segments]}
+
+
+def _to16k(x: np.ndarray, sr: int) -> np.ndarray:
+    if sr == _SR:
+        return np.asarray(x, dtype=np.float64)
+    g = gcd(int(sr), _SR)
+    return sps.resample_poly(np.asarray(x, dtype=np.float64), _SR // g, int(sr) // g)
+
+
+def _frames(x: np.ndarray, hop: int) -> np.ndarray:
+    n_frames = max(len(x) // hop, 0)
+    pad = np.concatenate([np.zeros(_WIN // 2), x, np.zeros(_WIN)])
+    centres = np.arange(n_frames) * hop + hop // 2
+    idx = centres[:, None] + np.arange(_WIN)[None, :]
+    return pad[idx] * np.hanning(_WIN)[None, :]
+
+
+def _context(v: np.ndarray, half: int, fn: str) -> np.ndarray:
+    size = 2 * half + 1
+    if fn == "mean":
+        return ndimage.uniform_filter1d(v, size, mode="nearest")
+    m = ndimage.uniform_filter1d(v, size, mode="nearest")
+    m2 = ndimage.uniform_filter1d(v * v, size, mode="nearest")
+    return np.sqrt(np.maximum(m2 - m * m, 0.0))
+
+
+def _long_runs(v: np.ndarray, min_len: int) -> np.ndarray:
+    """Frames of ``v`` in runs of at least ``min_len`` (one-frame gaps bridged)."""
+    w = v.copy()
+    w[1:-1] |= v[:-2] & v[2:]
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], w.astype(int), [0]])))
+    out = np.zeros_like(v)
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if b - a >= min_len:
+            out[a:b] = True
+    return out
+
+
+def speech_features(x: np.ndarray, sr: int, *, hop_s: float = 0.02) -> dict[str, np.ndarray]:
+    """The per-frame features behind :func:`speech_activity`.
+
+    Parameters
+    ----------
+    x : ndarray [shape=(n,)]
+        Mono signal.
+    sr : int
+        Sample rate (Hz).
+    hop_s : float
+        Frame hop (s).
+
+    Returns
+    -------
+    dict
+        ``times``, ``level_db``, ``voicing``, ``f0`` (Hz, 0 when unvoiced) and every name
+        of :data:`FEATURES`, each ndarray [shape=(frames,)].
+    """
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ParameterError(f"x has shape {x.shape}; expected a mono signal (n,)")
+    if sr <= 0:
+        raise ParameterError(f"{sr=} must be > 0")
+    if not 0.005 <= hop_s <= 0.1:
+        raise ParameterError(f"{hop_s=} must be in 0.005..0.1 s")
+    y = _to16k(x, sr)
+    hop = max(int(round(hop_s * _SR)), 1)
+    fr = _frames(y, hop)
+    nf = fr.shape[0]
+    times = (np.arange(nf) * hop + hop // 2) / _SR
+    if nf == 0:
+        empty = np.zeros(0)
+        return {"times": empty, "voicing": empty, "f0": empty,
+                **{k: empty for k in FEATURES}}
+    spec = np.fft.rfft(fr, _NFFT, axis=1)
+    p = spec.real ** 2 + spec.imag ** 2
+    freqs = np.fft.rfftfreq(_NFFT, 1.0 / _SR)
+    tiny = 1e-14
+    # the 15th percentile of an exponentially distributed bin power is 0.1625 x its mean
+    noise = np.percentile(p, 15, axis=0) / 0.1625 + tiny
+    band = (freqs >= 250) & (freqs <= 3500)
+    level = 10 * np.log10((p[:, band].sum(1) + tiny) / noise[band].sum())
+    # voicing from the low band: a subtracted noise spectrum leaves sparse random peaks
+    # whose autocorrelation looks periodic, so the plain spectrum is used
+    low = (freqs >= 60) & (freqs <= 2500)
+    s = np.where(low[None, :], p, 0.0)
+    r = np.fft.irfft(s, _NFFT, axis=1)[:, : _WIN]
+    w = np.hanning(_WIN)
+    wac = np.correlate(w, w, "full")[_WIN - 1:]
+    wac = wac / wac[0]
+    lo_lag, hi_lag = _SR // 400, _SR // 80
+    r0 = r[:, :1]
+    rn = np.where(r0 > 0, r / np.maximum(r0, tiny), 0.0)
+    rn = rn[:, lo_lag:hi_lag + 1] / wac[lo_lag:hi_lag + 1]
+    k = np.argmax(rn, axis=1)
+    rows = np.arange(nf)
+    voicing = np.clip(rn[rows, k], 0.0, 1.0)
+    voicing = np.where(level > 3.0, voicing, 0.0)
+    # sub-sample lag by a parabola through the peak: integer lags step 0.1-0.4 semitone,
+    # more than a held note moves
+    km, kp = np.maximum(k - 1, 0), np.minimum(k + 1, rn.shape[1] - 1)
+    a, b, c = rn[rows, km], rn[rows, k], rn[rows, kp]
+    den = a - 2 * b + c
+    frac = np.where((den < 0) & (k > 0) & (k < rn.shape[1] - 1), 0.5 * (a - c) / np.where(
+        den < 0, den, -1.0), 0.0)
+    f0 = np.where(voicing > 0.5, _SR / (k + lo_lag + np.clip(frac, -0.5, 0.5)), 0.0)
+    half = max(int(round(0.3 / hop_s)), 1)
+    voiced = (voicing > 0.5).astype(float)
+    lev = np.clip(level, 0.0, 40.0)
+    # pitch glide: voiced neighbours whose f0 moves 0.08-2 semitones per 20 ms (intonation)
+    # against those that hold it (notes); octave jumps and chord hopping count as neither
+    lf = np.log2(np.maximum(f0, 1.0)) * 12
+    d = np.abs(np.diff(lf, prepend=lf[0])) * (0.02 / hop_s)
+    pair = (voiced > 0) & (np.roll(voiced, 1) > 0)
+    pair[0] = False
+    glide = (pair & (d > 0.08) & (d < 2.0)).astype(float)
+    hold = (pair & (d <= 0.08)).astype(float)
+    gm = _context(glide, half, "mean")
+    hm = _context(hold, half, "mean")
+    # syllabic modulation: spread of the level after removing its slow (< 1.5 Hz) course
+    slow = ndimage.uniform_filter1d(lev, max(int(round(0.6 / hop_s)), 1), mode="nearest")
+    onsets = ((voiced > 0) & (np.roll(voiced, 1) == 0)).astype(float)
+    onsets[0] = 0.0
+    long_run = _long_runs(voiced > 0, max(int(round(0.6 / hop_s)), 2))
+    mod = np.sqrt(np.maximum(_context((lev - slow) ** 2, half, "mean"), 0.0))
+    vs = _context(voicing, half, "std")
+    return {
+        "times": times,
+        "frame_level_db": level,
+        "voicing": voicing,
+        "f0": f0,
+        "level_db": _context(lev, half // 2, "mean"),
+        "voicing_mean": _context(voicing, half, "mean"),
+        "voicing_spread": _context(voicing, half, "std"),
+        "level_spread_db": _context(lev, half, "std"),
+        "glide_share": gm / np.maximum(gm + hm, 1e-3),
+        "voiced_share": _context(voiced, half, "mean"),
+        "modulation_db": mod,
+        "onset_rate": _context(onsets, half, "mean") / hop_s * 0.02 / hop_s,
+        "glide_rate": gm,
+        # speech glides while its voicing and level come and go; a siren glides steadily
+        "glide_x_spread": gm * vs,
+        "glide_x_modulation": gm * np.minimum(mod, 15.0),
+        # notes, chords and sirens stay voiced for seconds; speech's voiced runs are syllables
+        "long_voiced_share": _context(long_run.astype(float), half, "mean"),
+    }
+
+
+def _score(feats: dict[str, np.ndarray]) -> np.ndarray:
+    z = np.full(len(feats["times"]), WEIGHTS[0])
+    for wgt, name in zip(WEIGHTS[1:], FEATURES, strict=True):
+        z = z + wgt * feats[name]
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+def _segments(active: np.ndarray, times: np.ndarray, hop_s: float, *, gap_s: float,
+              min_s: float) -> tuple[np.ndarray, list]:
+    a = active.copy()
+    if not a.any():
+        return a, []
+    # close short gaps, then drop short segments
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], a.astype(int), [0]])))
+    runs = list(zip(edges[::2], edges[1::2], strict=True))
+    merged: list[list[int]] = []
+    for s, e in runs:
+        if merged and (s - merged[-1][1]) * hop_s < gap_s:
+            merged[-1][1] = e
+        else:
+            merged.append([s, e])
+    out = np.zeros_like(a)
+    segs = []
+    for s, e in merged:
+        if (e - s) * hop_s >= min_s:
+            out[s:e] = True
+            segs.append((round(float(times[s] - hop_s / 2), 3),
+                         round(float(times[e - 1] + hop_s / 2), 3)))
+    return out, segs
+
+
+def _promote(active: np.ndarray, loud: np.ndarray, times: np.ndarray,
+             hop_s: float) -> np.ndarray:
+    """Add every energy segment (speech-band level 6 dB above the noise, gaps under 0.3 s
+    closed) of which at least 30 % is speech: the energy detector places a phrase's edges
+    and pauses better than the context features, which tell speech from the rest."""
+    seg, _ = _segments(loud, times, hop_s, gap_s=0.3, min_s=0.2)
+    out = active.copy()
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], seg.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if active[a:b].mean() >= _PROMOTE:
+            out[a:b] = True
+    return out
+
+
+def _trim(active: np.ndarray, level: np.ndarray, times: np.ndarray,
+          hop_s: float) -> tuple[np.ndarray, list]:
+    """Cut each segment's ends back to its first and last frame 6 dB above the noise (plus
+    40 ms): the context features smear a segment's edges by their half width."""
+    out = np.zeros_like(active)
+    segs = []
+    pad = max(int(round(0.04 / hop_s)), 1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        loud = np.flatnonzero(level[a:b] > 6.0)
+        if len(loud) == 0:
+            continue
+        s, e = max(a, a + loud[0] - pad), min(b, a + loud[-1] + 1 + pad)
+        if (e - s) * hop_s < 0.2:
+            continue
+        out[s:e] = True
+        segs.append((round(float(times[s] - hop_s / 2), 3),
+                     round(float(times[e - 1] + hop_s / 2), 3)))
+    return out, segs
+
+
+def speech_activity(x: np.ndarray, sr: int, *, hop_s: float = 0.02,
+                    threshold: float = 0.6) -> SpeechActivity:
+    """Detect speech in a mono signal.
+
+    Parameters
+    ----------
+    x : ndarray [shape=(n,)]
+        Mono float signal, any level.
+    sr : int
+        Sample rate (Hz), any (resampled to 16 kHz inside).
+    hop_s : float
+        Frame hop (s), 0.005..0.1.
+    threshold : float
+        Score above which a frame is speech (0..1).
+
+    Returns
+    -------
+    SpeechActivity
+
+    Raises
+    ------
+    ParameterError
+        ``x`` is not 1-D, or ``sr``, ``hop_s`` or ``threshold`` is out of range.
+    """
+    if not 0.0 < threshold < 1.0:
+        raise ParameterError(f"{threshold=} must be in (0, 1)")
+    f = speech_features(x, sr, hop_s=hop_s)
+    times = f["times"]
+    if len(times) == 0:
+        return SpeechActivity(times, np.zeros(0), np.zeros(0, dtype=bool), [], 0.0, hop_s,
+                              np.zeros(0))
+    prob = _score(f)
+    prob = ndimage.uniform_filter1d(prob, max(int(round(0.2 / hop_s)), 1), mode="nearest")
+    active = (prob > threshold) & (f["level_db"] > 3.0)
+    active = _promote(active, f["frame_level_db"] > 6.0, times, hop_s)
+    active, segs = _segments(active, times, hop_s, gap_s=0.3, min_s=0.2)
+    active, segs = _trim(active, f["frame_level_db"], times, hop_s)
+    return SpeechActivity(times, prob, active, segs, float(active.mean()), hop_s,
+                          f["level_db"])
