@@ -384,3 +384,18 @@ def test_run_items_pulls_items_lazily_from_a_generator(tmp_path):
     _PULLED.clear()
     r2 = run_items(gen(), _note_pulled, checkpoint=ck, workers=2)
     assert r2.loaded == 30 and r2.analysed == 0 and len(_PULLED) == 30
+
+
+@pytest.mark.parametrize("sr", [8000, 11025, 48000])
+def test_every_family_renders_at_low_and_high_rates(sr):
+    rng = np.random.default_rng(12)
+    x, spans = S.speech_like(3.0, sr, rng, voice="child")
+    assert x.shape == (3 * sr,) and spans and np.isfinite(x).all()
+    for fam in S.MUSIC_FAMILIES:
+        assert np.isfinite(S.music_like(1.0, sr, rng, family=fam)).all()
+    for fam in S.ENVIRONMENT_FAMILIES:
+        assert np.isfinite(S.environment_like(1.0, sr, rng, family=fam)).all()
+    for fam in S.NOISE_FAMILIES:
+        assert S.noise_like(1.0, sr, rng, family=fam).shape == (sr,)
+    m = measure_clip(x[None], sr)
+    assert m.speech_share > 0.3 and m.loudness_lufs is not None
