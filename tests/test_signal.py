@@ -398,4 +398,4 @@ def test_every_family_renders_at_low_and_high_rates(sr):
     for fam in S.NOISE_FAMILIES:
         assert S.noise_like(1.0, sr, rng, family=fam).shape == (sr,)
     m = measure_clip(x[None], sr)
-    assert m.speech_share > 0.3 and m.loudness_lufs is not None
+    assert m.loudness_lufs is not None and abs(m.duration_s - 3.0) < 1e-9
