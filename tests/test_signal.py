@@ -358,3 +358,44 @@ def test_sounds_reject_bad_parameters():
         S.noise_like(1.0, SR, rng, family="x")
     with pytest.raises(ParameterError):
         S.mix_at_snr(np.zeros(10), [], np.zeros(11), 0.0, SR)
+
+
+_PULLED: list[int] = []
+_PULLED_AT_FIRST_WORK: list[int] = []
+
+
+def _note_pulled(item):
+    if not _PULLED_AT_FIRST_WORK:
+        _PULLED_AT_FIRST_WORK.append(len(_PULLED))
+    return {}
+
+
+def test_run_items_pulls_items_lazily_from_a_generator(tmp_path):
+    def gen():
+        for i in range(30):
+            _PULLED.append(i)
+            yield {"key": f"k{i}", "sig": "s"}
+
+    ck = tmp_path / "m.jsonl"
+    r = run_items(gen(), _note_pulled, checkpoint=ck, workers=1, batch_size=2)
+    assert len(r.records) == 30 and r.failed == 0
+    # the first batch runs before the rest of the corpus is pulled (3 batches queued)
+    assert _PULLED_AT_FIRST_WORK == [6]
+    _PULLED.clear()
+    r2 = run_items(gen(), _note_pulled, checkpoint=ck, workers=2)
+    assert r2.loaded == 30 and r2.analysed == 0 and len(_PULLED) == 30
+
+
+@pytest.mark.parametrize("sr", [8000, 11025, 48000])
+def test_every_family_renders_at_low_and_high_rates(sr):
+    rng = np.random.default_rng(12)
+    x, spans = S.speech_like(3.0, sr, rng, voice="child")
+    assert x.shape == (3 * sr,) and spans and np.isfinite(x).all()
+    for fam in S.MUSIC_FAMILIES:
+        assert np.isfinite(S.music_like(1.0, sr, rng, family=fam)).all()
+    for fam in S.ENVIRONMENT_FAMILIES:
+        assert np.isfinite(S.environment_like(1.0, sr, rng, family=fam)).all()
+    for fam in S.NOISE_FAMILIES:
+        assert S.noise_like(1.0, sr, rng, family=fam).shape == (sr,)
+    m = measure_clip(x[None], sr)
+    assert m.loudness_lufs is not None and abs(m.duration_s - 3.0) < 1e-9

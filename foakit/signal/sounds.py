@@ -63,6 +63,9 @@ def _band(x: np.ndarray, sr: int, lo: float | None, hi: float | None, order: int
     nyq = 0.5 * sr
     if hi is not None and hi >= 0.95 * nyq:
         hi = None
+    if lo is not None:
+        # at low rates a band may start above what the rate can hold: keep it valid
+        lo = min(lo, 0.5 * hi if hi is not None and lo >= 0.8 * hi else 0.8 * nyq)
     if lo is not None and hi is not None:
         sos = sps.butter(order, [lo, hi], btype="bandpass", fs=sr, output="sos")
     elif lo is not None:
