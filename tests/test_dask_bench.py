@@ -66,3 +66,23 @@ def test_dask_needs_a_valid_cluster_spec(corpora, tmp_path):
     r = foakit("audit", "sobench", str(corpora / "sob"), "-o", str(tmp_path / "a"),
                "--no-progress", "--dask", "local:0")
     assert r.returncode == 2 and "local:0" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_mono_audits_on_dask_equal_the_local_pool(tmp_path):
+    from foakit.bench.airbench.synth import write_corpus as write_airbench
+    from foakit.bench.halluaudio.synth import write_corpus as write_halluaudio
+
+    write_airbench(tmp_path / "air", n_items=40, seed=3, duration_scale=0.3, mp3=False)
+    write_halluaudio(tmp_path / "hal", n_audio=12, seed=4, family="tune")
+    for kind, root, out_file in (("airbench", tmp_path / "air", "items.jsonl"),
+                                 ("halluaudio", tmp_path / "hal", "verdicts.jsonl")):
+        outs = {}
+        for name, extra in (("local", ["--workers", "2"]), ("dask", ["--dask", "local:2"])):
+            out = tmp_path / f"{kind}_{name}"
+            r = foakit("audit", kind, str(root), "-o", str(out), "--no-progress",
+                       "--no-figures", *extra)
+            assert r.returncode in (0, 1), r.stderr  # 1: the corpora hold broken files
+            outs[name] = ((out / out_file).read_text(), (out / "flags.jsonl").read_text(),
+                          r.returncode)
+        assert outs["dask"] == outs["local"], kind

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
+from typing import Any
 
 from ..errors import AudioError, FoakitError, ParameterError
 from ..jsonl import append_records, read_records
@@ -93,7 +94,7 @@ def _failed(item: dict, error: str) -> dict:
 def run_items(items: Iterable[dict], work: Callable[[dict], dict], *,
               checkpoint: str | os.PathLike, workers: int | None = None,
               batch_size: int = 4, progress: bool = False, retry_errors: bool = False,
-              total: int | None = None, desc: str = "items") -> RunResult:
+              total: int | None = None, desc: str = "items", dask: Any = None) -> RunResult:
     """Measure every item once, resuming from ``checkpoint``.
 
     Parameters
@@ -116,6 +117,9 @@ def run_items(items: Iterable[dict], work: Callable[[dict], dict], *,
         Number of items, for the progress bar (``len(items)`` when it has one).
     desc : str
         The progress bar's label.
+    dask : str, DaskCluster or distributed.Client, optional
+        Measure on this Dask cluster (:func:`foakit.pool.run_batches`); the workers get the
+        items (paths, or the audio bytes they carry) and this process writes the checkpoint.
 
     Returns
     -------
@@ -180,7 +184,8 @@ def run_items(items: Iterable[dict], work: Callable[[dict], dict], *,
 
     refill(2 * workers + 1)
     try:
-        run_batches(batches, partial(_work_batch, work), finish, _failed, workers=workers)
+        run_batches(batches, partial(_work_batch, work), finish, _failed, workers=workers,
+                    dask=dask)
     finally:
         bar.close()
     return result

@@ -221,7 +221,7 @@ def _outliers(items: list[ChatItem], recs: Mapping[str, Mapping]) -> tuple[list,
 def audit_airbench(root: str | os.PathLike, out_dir: str | os.PathLike, *,
                    records: str | os.PathLike | None = None, workers: int | None = None,
                    progress: bool = False, retry_errors: bool = False, figures: bool = True,
-                   max_figures: int | None = None) -> AirbenchAudit:
+                   max_figures: int | None = None, dask: Any = None) -> AirbenchAudit:
     """Audit an AIR-Bench Chat root and write the report to ``out_dir``.
 
     Parameters
@@ -259,7 +259,7 @@ def audit_airbench(root: str | os.PathLike, out_dir: str | os.PathLike, *,
     work_items = [{"key": it.key, "path": str(it.audio), "sig": _sig(it.audio)}
                   for it in corpus if it.audio is not None]
     run = run_items(work_items, _measure, checkpoint=out / MEASURES_FILE, workers=workers,
-                    progress=progress, retry_errors=retry_errors, desc="airbench")
+                    progress=progress, retry_errors=retry_errors, desc="airbench", dask=dask)
     recs = run.records
     flags: list[dict] = []
     per_item: dict[str, list[dict]] = {}

@@ -12,6 +12,8 @@ import json
 import os
 import sys
 
+from ...cli.common import add_dask_option, open_dask
+
 __all__ = ["add_audit", "add_score", "add_judge_requests"]
 
 
@@ -42,6 +44,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="write no figures")
     p.add_argument("--max-figures", type=int, default=None, metavar="N",
                    help="spectrograms for at most N flagged items (default: every one)")
+    add_dask_option(p)
     p.set_defaults(func=run_audit)
 
 
@@ -54,9 +57,11 @@ def run_audit(args: argparse.Namespace) -> int:
         return _err("audit", f"--max-figures {args.max_figures} must be >= 0")
     if not os.path.isdir(args.root):
         return _err("audit", f"{args.root}: no such folder")
-    res = audit_airbench(args.root, args.out, records=args.records, workers=args.workers,
-                         progress=not args.no_progress, retry_errors=args.retry_errors,
-                         figures=not args.no_figures, max_figures=args.max_figures)
+    with open_dask(args, "foakit audit") as cluster:
+        res = audit_airbench(args.root, args.out, records=args.records, workers=args.workers,
+                             progress=not args.no_progress, retry_errors=args.retry_errors,
+                             figures=not args.no_figures, max_figures=args.max_figures,
+                             dask=cluster)
     c, f = res.summary["counts"], res.summary["flags"]
     ck = res.summary["checkpoint"]
     print(f"foakit audit airbench: {c['items']} items, {c['measured']} measured "

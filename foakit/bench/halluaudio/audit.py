@@ -23,6 +23,7 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -321,7 +322,7 @@ def _items(root, labels: dict, broken: list):
 
 def audit(root: str | os.PathLike, out: str | os.PathLike, *, workers: int | None = None,
           progress: bool = False, retry_errors: bool = False,
-          thresholds: dict | None = None) -> AuditResult:
+          thresholds: dict | None = None, dask: Any = None) -> AuditResult:
     """Measure every audio of a HalluAudio root and judge its label.
 
     Parameters
@@ -351,7 +352,7 @@ def audit(root: str | os.PathLike, out: str | os.PathLike, *, workers: int | Non
     broken: list[BrokenRow] = []
     run = run_items(_items(root, labels, broken), measure_item,
                     checkpoint=out / MEASURES_FILE, workers=workers, progress=progress,
-                    retry_errors=retry_errors, desc="halluaudio audit")
+                    retry_errors=retry_errors, desc="halluaudio audit", dask=dask)
     result = AuditResult(str(root))
     result.failures = [(b.audio_id or f"{b.file}:row {b.row}", b.problem) for b in broken]
     fps = {}

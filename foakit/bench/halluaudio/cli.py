@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from ...cli.common import add_dask_option, open_dask
+
 NAME = "halluaudio"
 
 __all__ = ["add_score", "add_baseline", "add_audit", "add_judge_requests"]
@@ -175,6 +177,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="write no figures")
     p.add_argument("--max-figures", type=int, default=50, metavar="N",
                    help="spectrograms for at most N flagged audios (default 50)")
+    add_dask_option(p)
     p.set_defaults(func=run_audit, benchmark_run=run_audit)
 
 
@@ -187,8 +190,10 @@ def run_audit(args: argparse.Namespace) -> int:
     if args.max_figures < 0:
         _say("audit", f"error: --max-figures {args.max_figures} must be >= 0")
         return 2
-    result = audit(args.root, args.out, workers=args.workers, progress=not args.no_progress,
-                   retry_errors=args.retry_errors)
+    with open_dask(args, "foakit audit") as cluster:
+        result = audit(args.root, args.out, workers=args.workers,
+                       progress=not args.no_progress, retry_errors=args.retry_errors,
+                       dask=cluster)
     paths = write_report(result, args.out, figures=not args.no_figures,
                          max_figures=args.max_figures)
     c = result.summary["verdicts"]
