@@ -1,4 +1,4 @@
-"""AIR-Bench Chat files as foakit reads them (FORMATS.md section 6).
+"""AIR-Bench Chat files as foakit reads them (``docs/airbench.md``).
 
 ``ROOT/Chat/Chat_meta.json``
     A JSON list of items: ``meta_info`` (a text description; for dialogue tasks a JSON list

@@ -41,8 +41,8 @@ def _root(p: argparse.ArgumentParser) -> None:
 
 def add_score(sub: argparse._SubParsersAction) -> None:
     """``foakit score halluaudio ROOT RESPONSES.jsonl [-o report.json] [--judge-labels L]``."""
-    p = sub.add_parser(NAME, help="HalluAudio: closed cases by the seed's rules, open cases "
-                       "from judge labels",
+    p = sub.add_parser(NAME, help="HalluAudio: closed cases by the dataset card's rules, "
+                       "open cases from judge labels",
                        description="Score RESPONSES.jsonl (audio_id, config, case_id or "
                        "case_index, response) against a HalluAudio root. Closed cases "
                        "(exact_match, normalized_match, multiple_choice) are scored here; a "

@@ -1,8 +1,8 @@
 """HalluAudio files: the parquet configs ``multiple_choice`` and ``open_freeform``.
 
-A HalluAudio root is a local copy of the Hugging Face dataset (FORMATS.md section 7; seed
-``002_8c27c55e7712e0e7.txt``).  Each config is a folder named after it (``ROOT/multiple_choice/
-*.parquet``, also below ``data/`` or a hub snapshot) or files whose names start with it
+A HalluAudio root is a local copy of the Hugging Face dataset (``docs/halluaudio.md``).  Each
+config is a folder named after it (``ROOT/multiple_choice/*.parquet``, also below ``data/``
+or a hub snapshot) or files whose names start with it
 (``multiple_choice-00000-of-00001.parquet``).  One row per audio:
 
 * the audio column: the Hugging Face Audio feature, a struct ``{bytes, path}`` (the bytes
@@ -16,7 +16,7 @@ A HalluAudio root is a local copy of the Hugging Face dataset (FORMATS.md sectio
 Rows are read with pyarrow one small batch at a time, so memory stays flat on a corpus of
 any size; the scorer reads no audio column at all.  An audio present in both configs is one
 audio (:class:`Audio` holds the cases of both).  A broken row (bad JSON, no id) is reported
-with its id and file; the rest loads.  Field names beyond those the seed gives are not
+with its id and file; the rest loads.  Field names beyond those the dataset card gives are not
 public: the names this reader accepts for each are listed in :data:`CASE_FIELDS` and
 :data:`ROW_FIELDS`; any other field is kept in ``extra``.
 """
@@ -55,14 +55,14 @@ __all__ = [
 
 #: The dataset's two configs.
 CONFIGS = ("multiple_choice", "open_freeform")
-#: The seed's scoring rules; the first three are closed (deterministic).
+#: The dataset card's scoring rules; the first three are closed (deterministic).
 SCORING_RULES = ("exact_match", "normalized_match", "multiple_choice", "llm_judge")
 CLOSED_RULES = SCORING_RULES[:3]
-#: expected_result_class values the seed names.
+#: expected_result_class values the dataset card names.
 RESULT_CLASSES = ("supported", "partial", "insufficient", "no_speech", "not_applicable")
 PROMPT_MODES = ("natural", "constrained")
 
-#: Case field -> the names accepted for it (the first is the seed's own name).
+#: Case field -> the names accepted for it (the first is the dataset card's own name).
 CASE_FIELDS: dict[str, tuple[str, ...]] = {
     "case_id": ("case_id", "id", "eval_case_id"),
     "prompt": ("prompt", "question"),
@@ -87,7 +87,7 @@ ROW_FIELDS: dict[str, tuple[str, ...]] = {
     "ground_truth": ("ground_truth",),
     "eval_cases": ("eval_cases",),
 }
-#: Case fields the seed names; a field absent from every case is reported as missing.
+#: Case fields the dataset card names; a field absent from every case is reported as missing.
 SEED_CASE_FIELDS = ("prompt", "expected_result", "expected_result_class", "expected_intent",
                     "rubric", "forbidden_claims", "hallucination_if", "scoring",
                     "prompt_mode", "choice_options")

@@ -1,6 +1,6 @@
 """Judge requests for HalluAudio's open cases.
 
-One request per open case (``scoring: llm_judge``) that has a response: what the seed gives
+One request per open case (``scoring: llm_judge``) that has a response: what the dataset card gives
 the judge (prompt, response, ground truth, expected result and class, intent and rubric,
 forbidden claims, hallucination_if) and the label set with its pass mapping.  None of the
 scorer-side fields ever reaches the model under test: :meth:`Case.model_input` is the whole

@@ -1,4 +1,4 @@
-"""HalluAudio scoring by the seed's rules (``002_8c27c55e7712e0e7.txt``).
+"""HalluAudio scoring by the benchmark's published rules (``docs/halluaudio.md``).
 
 Closed cases (``exact_match``, ``normalized_match``, ``multiple_choice``) are scored here,
 deterministically; open cases (``llm_judge``) take the judge's labels from a file and are
@@ -260,7 +260,8 @@ def score_case(case: Case, response: str | None, judge: dict | None = None) -> d
     """
     if case.rule is None:
         return _record(case, status="unknown_rule",
-                       judge_rationale=f"scoring rule {case.scoring!r} is not one of the seed's")
+                       judge_rationale=f"scoring rule {case.scoring!r} is not one of the "
+                                       "dataset card's")
     if case.closed and not case.complete:
         return _record(case, status="incomplete",
                        judge_rationale="no expected_result: review before scoring")
@@ -394,6 +395,6 @@ def format_report(report: dict) -> str:
     if p["broken_rows"]:
         lines.append(f"\n{len(p['broken_rows'])} broken row(s) not loaded")
     if p["missing_case_fields"]:
-        lines.append("case fields the seed names that no case has: "
+        lines.append("case fields the dataset card names that no case has: "
                      + ", ".join(p["missing_case_fields"]))
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """The option letter a model's answer text gives, read in the reference code's order.
 
-Rules, first match wins (FORMATS.md section 5):
+Rules, first match wins (``docs/rmsaqa.md``):
 
 1. ``tag``: an ``<answer>X</answer>`` tag (the first one; ``X`` may carry brackets or the
    option text after it: ``<answer>(B) a dog</answer>``).

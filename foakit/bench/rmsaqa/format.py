@@ -1,6 +1,6 @@
 """RMS-AQA files: the QA JSON, the audio it names, and answers JSONL.
 
-QA JSON (FORMATS.md section 5): ``{"records": [...]}`` or a bare list.  A record has
+QA JSON (``docs/rmsaqa.md``): ``{"records": [...]}`` or a bare list.  A record has
 ``segment_id``, ``audio_path`` and ``qa_pairs``; a pair has ``stage`` (or ``layer``) 1 or 2,
 ``question``, ``options`` {A..D}, ``answer`` (or ``correct_option``) and, at stage 2,
 ``category_id`` / ``category_name`` (one is derived from the other when missing);

@@ -1,6 +1,6 @@
 """RMS-AQA scoring: A_S1, A_S2 and the grounded A_GS2, overall and per category.
 
-For N two-stage items (FORMATS.md section 5):
+For N two-stage items (``docs/rmsaqa.md``):
 
 * ``A_S1`` = stage-1 correct / N
 * ``A_S2`` = stage-2 correct / N

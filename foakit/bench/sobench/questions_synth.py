@@ -2,7 +2,7 @@
 
 Every question is ``PREAMBLE + " " + core + " " + ENDING`` where the preamble is one of
 :data:`PREAMBLES`, the core one of :data:`TEMPLATES` ``[task]`` and the ending
-:data:`ENDINGS` ``[task]`` (``detect_time`` adds the seed's middle sentence
+:data:`ENDINGS` ``[task]`` (``detect_time`` adds the SO-Bench README example's middle sentence
 :data:`DETECT_TIME_CONTEXT` before its ending).  Sources are named in three ways:
 
 * by class: ``"the sound of the {label}"``;
