@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Cues", "parse_question", "referents"]
+__all__ = ["AZIMUTH_HALFWIDTH_DEG", "Cues", "parse_question", "referents"]
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _SEC = r"(?:s|sec|secs|seconds?)\b"
@@ -25,9 +25,12 @@ _OPTIONS = re.compile("|".join(
     rf"\b(?:{a})\b(?:(?!sound|source|\bone\b|[.?!]).){{0,30}}?(?:\bor\b|,|/)"
     rf"(?:(?!sound|source|\bone\b|[.?!]).){{0,30}}?\b(?:{b})\b"
     for x, y in _OPPOSITES for a, b in ((x, y), (y, x))), re.I)
+_DIAGONAL = r"(?:ahead|in front|front|forward)\s+and\s+(?:to\s+(?:the|your)\s+)?"
 _DIRECTIONS = (
-    (45.0, r"front[\s_-]*left|left[\s_-]*front|forward[\s_-]*left|upper[\s_-]+left"),
-    (-45.0, r"front[\s_-]*right|right[\s_-]*front|forward[\s_-]*right|upper[\s_-]+right"),
+    (45.0, rf"{_DIAGONAL}left|front[\s_-]*left|left[\s_-]*front|forward[\s_-]*left"
+           r"|upper[\s_-]+left"),
+    (-45.0, rf"{_DIAGONAL}right|front[\s_-]*right|right[\s_-]*front|forward[\s_-]*right"
+            r"|upper[\s_-]+right"),
     (135.0, r"(?:back|rear|behind)[\s_-]*(?:and\s+)?(?:to\s+the\s+)?left|left[\s_-]*(?:rear|back)"),
     (-135.0, r"(?:back|rear|behind)[\s_-]*(?:and\s+)?(?:to\s+the\s+)?right"
              r"|right[\s_-]*(?:rear|back)"),
@@ -36,6 +39,12 @@ _DIRECTIONS = (
     (90.0, r"left(?![\s-]+(?:over|behind))"),
     (-90.0, r"right(?![\s-]+(?:after|before|now|away|at the (?:start|end|beginning)))"),
 )
+# clock positions: 12 o'clock ahead, 3 o'clock to the right, 9 o'clock to the left
+_CLOCK = re.compile(r"\b(1[0-2]|[1-9])(?::(00|30))?\s*o'?\s*clock\b")
+_EAR_LEVEL = re.compile(r"\bat (?:ear|head)[\s-]level\b|\bat the listener's height\b")
+#: How precise each kind of azimuth cue is (half-width, degrees): an angle, a clock hour, a
+#: sector word.
+AZIMUTH_HALFWIDTH_DEG = {"angle": 7.5, "clock": 15.0, "word": 22.5}
 _UP = re.compile(r"\b(?:above|overhead|upper|high up|up high|elevated|from above)\b")
 _DOWN = re.compile(r"\b(?:below|beneath|underneath|under|lower|from below)\b")
 _ORDER = {"first": 0, "earliest": 0, "initial": 0, "second": 1, "third": 2, "fourth": 3,
@@ -57,14 +66,18 @@ class Cues:
         (front 0, front-left 45, left 90, back-left 135, behind 180, right -90, ...).
     azimuth_explicit : bool
         The azimuth was a number, not a word.
+    azimuth_kind : {"angle", "clock", "word"} or None
+        What gave the azimuth: an angle, a clock position ("at 2 o'clock", -60) or a sector
+        word; :data:`AZIMUTH_HALFWIDTH_DEG` says how precise each is.
     elevation_deg : float or None
-        From an explicit elevation angle.
+        From an explicit elevation angle, or 0 for "at ear level".
     elevation_sign : int
         +1 for above / overhead, -1 for below, 0 when not said.
     time_s : float or None
         A time the event is active at ("at 3.2 s").
     window : (float, float) or None
-        A time range ("between 2 and 4 s", "after 5 s", "in the first 3 seconds").
+        A time range ("between 2 and 4 s", "1.2-3.4 s", "after 5 s", "in the first 3
+        seconds").
     order : int or None
         0-based order of onset ("first", "second", ...), -1 for "last".
     superlative : str or None
@@ -77,6 +90,7 @@ class Cues:
 
     azimuth_deg: float | None = None
     azimuth_explicit: bool = False
+    azimuth_kind: str | None = None
     elevation_deg: float | None = None
     elevation_sign: int = 0
     time_s: float | None = None
@@ -129,6 +143,12 @@ def _cues(text: str) -> Cues:
         c.window = (a, b)
         c.matched.append(m.group(0).strip())
         t = _mask(t, m)
+    for m in re.finditer(rf"(?<![\d.])({_NUM})\s*(?:{_SEC})?\s*(?:-|–|to)\s*({_NUM})\s*{_SEC}",
+                         t):
+        a, b = sorted((float(m.group(1)), float(m.group(2))))
+        c.window = (a, b)
+        c.matched.append(m.group(0).strip())
+        t = _mask(t, m)
     for m in re.finditer(rf"\b(first|last|final)\s+({_NUM})\s*{_SEC}", t):
         if m.group(1) == "first":
             c.window = (0.0, float(m.group(2)))
@@ -146,7 +166,8 @@ def _cues(text: str) -> Cues:
             c.time_s = x
         c.matched.append(m.group(0).strip())
         t = _mask(t, m)
-    for m in re.finditer(rf"({_NUM})\s*(?:°|º|degrees?\b|degs?\b)(\s*(?:of\s+)?(?:to the\s+)?"
+    for m in re.finditer(rf"({_NUM})\s*(?:°|º|degrees?\b|degs?\b)(\s*(?:of\s+)?"
+                         r"(?:to (?:the|your)\s+)?"
                          r"(?:elevation|azimuth|left|right|above|below|up|down)?)", t):
         x, after = float(m.group(1)), m.group(2).strip()
         before = t[max(0, m.start() - 40):m.start()]
@@ -160,24 +181,38 @@ def _cues(text: str) -> Cues:
                 else x
         else:
             c.azimuth_deg = -abs(x) if not signed and "right" in after else x
-            c.azimuth_explicit = True
+            c.azimuth_explicit, c.azimuth_kind = True, "angle"
         c.matched.append(m.group(0).strip())
         t = _mask(t, m)
     for m in re.finditer(rf"\b(azimuth|elevation)(?:\s+angle)?(?:\s+of|\s+is|\s+at|\s*=|\s*:)?"
                          rf"\s*(?:about|around|approximately|roughly)?\s*({_NUM})\b", t):
         if m.group(1) == "azimuth":
             c.azimuth_deg, c.azimuth_explicit = float(m.group(2)), True
+            c.azimuth_kind = "angle"
         else:
             c.elevation_deg = float(m.group(2))
         c.matched.append(m.group(0).strip())
+        t = _mask(t, m)
+    m = _CLOCK.search(t)
+    if m:
+        if c.azimuth_deg is None:
+            hours = int(m.group(1)) % 12 + (0.5 if m.group(2) == "30" else 0.0)
+            c.azimuth_deg = (-30.0 * hours + 180.0) % 360.0 - 180.0
+            c.azimuth_kind = "clock"
+            c.matched.append(m.group(0))
         t = _mask(t, m)
     for az, pat in _DIRECTIONS:
         m = re.search(rf"\b(?:{pat})\b", t)
         if m:
             if c.azimuth_deg is None:
-                c.azimuth_deg = az
+                c.azimuth_deg, c.azimuth_kind = az, "word"
                 c.matched.append(m.group(0))
             t = _mask(t, m)
+    m = _EAR_LEVEL.search(t)
+    if m and c.elevation_deg is None:
+        c.elevation_deg = 0.0
+        c.matched.append(m.group(0))
+        t = _mask(t, m)
     for sign, pat in ((1, _UP), (-1, _DOWN)):
         m = pat.search(t)
         if m and not c.elevation_sign and c.elevation_deg is None:
@@ -199,11 +234,13 @@ def _cues(text: str) -> Cues:
 def parse_question(question: str) -> Cues:
     """Read what a question says about the event it means.
 
-    Direction words (front, front-left, left, behind, ..., above, below), explicit angles
-    ("60 degrees", "azimuth -30", "20 degrees above"), times ("at 3.2 s", "between 2 and
-    4 s", "after 5 s"), order words (first, second, last) and superlatives (closest,
-    loudest, ...).  Instruction sentences ("Answer in one sentence ...") and angle
-    convention explanations are ignored, and so are answer options ("left or right").
+    Direction words (front, front-left, "ahead and to the left", left, behind, ...,
+    above, below, "at ear level"), clock positions ("at 2 o'clock"), explicit angles ("60
+    degrees", "azimuth -30", "30 degrees to your left", "20 degrees above"), times ("at
+    3.2 s", "between 2 and 4 s", "1.2-3.4 s", "after 5 s"), order words (first, second,
+    last) and superlatives (closest, loudest, ...).  Instruction sentences ("Answer in one
+    sentence ...") and angle convention explanations are ignored, and so are answer options
+    ("left or right").
     Sound class names are not cues: signal analysis cannot recognise them.
     """
     return _cues(_core_text(question))

@@ -1,10 +1,10 @@
 """What an answer option claims: a count, a direction, a time or interval, a sound list.
 
 Directions and times are read with the shared question parser
-(:func:`foakit.bench.questions.parse_question`: sector words, angles with left / right,
-"at 3.2 s", "between 2 and 4 s"); this module adds what RMS-AQA options also use and that
-parser does not read: clock positions ("at 2 o'clock"), "ahead and to the left", bare
-intervals ("1.2-3.4 s"), counts in digits or words, and lists of sounds.
+(:func:`foakit.bench.questions.parse_question`: sector words, "ahead and to the left", clock
+positions, angles with left / right, "at 3.2 s", "between 2 and 4 s", "1.2-3.4 s"); this
+module adds what only answer options state: counts in digits or words, intervals joined by
+"and" / "until", and lists of sounds.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..questions import parse_question
+from ..questions import AZIMUTH_HALFWIDTH_DEG, parse_question
 
 __all__ = ["Claim", "read_claim", "count_of", "direction_of", "time_of", "list_length",
            "onset_question"]
@@ -23,11 +23,8 @@ _NUMBER_WORDS = {"no": 0, "zero": 0, "none": 0, "one": 1, "single": 1, "a single
 _COUNT = re.compile(r"(?<![\d.])(\d+)(?![\d.]|\s*(?:s\b|sec|seconds?|o'?clock|°|degrees?|m\b))"
                     r"|\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b",
                     re.I)
-_CLOCK = re.compile(r"\b(1[0-2]|[1-9])(?::(00|30))?\s*o'?\s*clock\b", re.I)
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)?\s*(?:-|–|to|and|until)\s*"
                    r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)\b", re.I)
-_DIAGONAL = re.compile(r"\b(ahead|in front|front|forward)\s+and\s+(?:to\s+the\s+)?(left|right)\b",
-                       re.I)
 _ONSET_Q = re.compile(r"\b(start|starts|begin|begins|onset|first heard|first audible)\b", re.I)
 _LIST_SPLIT = re.compile(r";|,|\band\b|\bplus\b|\bas well as\b", re.I)
 
@@ -71,16 +68,10 @@ def count_of(text: str) -> int | None:
 
 def direction_of(text: str) -> tuple[float, float] | None:
     """(azimuth, half-width) in degrees of a direction claim, or None."""
-    m = _CLOCK.search(text)
-    if m:
-        hours = int(m.group(1)) % 12 + (0.5 if m.group(2) == "30" else 0.0)
-        az = (-30.0 * hours + 180.0) % 360.0 - 180.0
-        return az, 15.0
-    norm = _DIAGONAL.sub(lambda m: f"front {m.group(2)}", text)
-    cues = parse_question(norm)
+    cues = parse_question(text)
     if cues.azimuth_deg is None:
         return None
-    return float(cues.azimuth_deg), (7.5 if cues.azimuth_explicit else 22.5)
+    return float(cues.azimuth_deg), AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind]
 
 
 def time_of(text: str) -> tuple[str, float | tuple[float, float]] | None:
