@@ -97,7 +97,7 @@ from .audit_claims import DirClaim as DirClaim
 from .audit_claims import TimeClaim as TimeClaim
 from .audit_config import SobenchAuditConfig
 from .audit_direction import _audit_direction, _Ctx, _key, _signal_direction, _unusable
-from .audit_time import _audit_time
+from .audit_time import _audit_time, audit_onset_by_direction
 from .format import QAItem, load_qa, resolve_audio_path
 
 __all__ = [
@@ -290,6 +290,11 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
         fld = LABEL_FIELDS[it.task_name]
         if it.task_name == "detect_source":
             continue  # multi-event detect_source carries no time label
+        if it.task_name == "onset_from_location" and cc.subject.get(it.qa_id) is None:
+            v = audit_onset_by_direction(x, it)
+            if v is not None:
+                x.verdict[it.qa_id] = v
+                continue
         why = "the item names no sound class the audit can follow" \
             if cc.subject.get(it.qa_id) is None else f"no {fld} label in answer_meta"
         x.verdict[it.qa_id] = LabelVerdict(_key(cc, it), fld, "unverifiable", None, reason=why)

@@ -57,6 +57,14 @@ class SobenchAuditConfig(OnsetCheckConfig):
     # check's confidence (0 = off; see foakit.audit.sobench)
     event_time_tol_s: float = 0.5
     event_shift_conf: float = 0.6
+    # an onset question that names a direction but no class the corpus follows is checked
+    # against the analysed events from that direction (within the cue's precision plus
+    # direction_onset_tol_deg): an event starting within event_time_tol_s of the label
+    # agrees; when the nearest such event starts direction_onset_shift_s or more away, the
+    # label is suspicious with direction_onset_conf (0 = off)
+    direction_onset_tol_deg: float = 20.0
+    direction_onset_shift_s: float = 1.2
+    direction_onset_conf: float = 0.6
     relation_min_sin: float = 0.1
     relation_min_el_deg: float = 5.0
     relation_min_dist_m: float = 0.3

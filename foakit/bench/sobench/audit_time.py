@@ -15,6 +15,7 @@ import numpy as np
 from ...audit.evidence import best_onset, onset_score, span_shift
 from ...audit.verdicts import LabelVerdict, shift_confidence
 from ...conventions import azimuth_difference
+from ..questions import AZIMUTH_HALFWIDTH_DEG, parse_question
 from .audit_claims import TimeClaim
 from .audit_direction import _class_directions, _Ctx, _key
 from .format import QAItem
@@ -360,3 +361,54 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
                                "at the labelled time nor at a shifted one (overlap, "
                                "reverberation" + (", direction unknown)" if not known else ")"),
                         evidence=ev)
+
+
+def audit_onset_by_direction(x: _Ctx, it: QAItem) -> LabelVerdict | None:
+    """An ``onset_from_location`` label checked against the analysed events from the
+    direction its question names, when the question names no sound class the corpus
+    follows ("A sound comes from the back-right (about -144 degrees). When does it
+    start?").
+
+    None when the question gives no azimuth or the item no onset label (the caller then
+    says why it is unverifiable).
+    """
+    cfg = x.cfg
+    label = (it.answer_meta or {}).get("onset_time")
+    cues = parse_question(it.question)
+    if (cues.azimuth_deg is None or not isinstance(label, int | float)
+            or cfg.direction_onset_conf <= 0):
+        return None
+    key = _key(x.cc, it)
+    tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind] + cfg.direction_onset_tol_deg
+    ev: dict[str, Any] = {"direction_from_question": cues.azimuth_deg, "tolerance_deg": tol,
+                          "matched": cues.matched}
+    if x.doa is None:
+        return LabelVerdict(key, "onset", "unverifiable", label,
+                            reason="audio not analysed", evidence=ev)
+    near = [e for e in x.doa.events
+            if abs(float(azimuth_difference(e["azimuth_deg"], cues.azimuth_deg))) <= tol
+            and not (cues.elevation_sign and e["elevation_deg"] * cues.elevation_sign < -10.0)]
+    ev["events_from_direction"] = [[round(e["onset_s"], 2), round(e["azimuth_deg"], 1)]
+                                   for e in near]
+    if not near:
+        return LabelVerdict(key, "onset", "unverifiable", label,
+                            reason=f"no analysed event comes from about "
+                                   f"{cues.azimuth_deg:.0f} deg (the question's direction)",
+                            evidence=ev)
+    best = min(near, key=lambda e: abs(e["onset_s"] - label))
+    gap = float(best["onset_s"] - label)
+    if abs(gap) <= cfg.event_time_tol_s:
+        return LabelVerdict(key, "onset", "consistent", label, round(best["onset_s"], 2),
+                            evidence=ev)
+    if abs(gap) >= cfg.direction_onset_shift_s:
+        return LabelVerdict(
+            key, "onset", "suspicious", label, round(best["onset_s"], 2),
+            cfg.direction_onset_conf,
+            f"no analysed event from about {cues.azimuth_deg:.0f} deg starts near "
+            f"{label:.1f} s; the nearest starts at {best['onset_s']:.1f} s ({gap:+.1f} s)",
+            ev)
+    return LabelVerdict(key, "onset", "unverifiable", label, round(best["onset_s"], 2),
+                        reason=f"the nearest event from about {cues.azimuth_deg:.0f} deg "
+                               f"starts {gap:+.1f} s from the label: too close to call",
+                        evidence=ev)
+
