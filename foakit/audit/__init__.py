@@ -17,6 +17,7 @@ from here for one release.
 
 from __future__ import annotations
 
+from .._moved import moved_names
 from .hypotheses import ANGLE_HYPOTHESES
 from .report import write_report
 from .verdicts import VERDICTS, AuditResult, LabelVerdict
@@ -37,9 +38,4 @@ _MOVED = {
 }
 
 
-def __getattr__(name: str):
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, _MOVED)

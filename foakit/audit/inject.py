@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._moved import moved_names
 from ..conventions import azimuth_difference, wrap_azimuth
 
 __all__ = ["AZIMUTH_ERRORS", "az_error", "link_tree"]
@@ -73,9 +74,4 @@ _MOVED = {
 }
 
 
-def __getattr__(name: str):
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, _MOVED)

@@ -13,6 +13,7 @@ from here for one release.
 
 from __future__ import annotations
 
+from .._moved import moved_names
 from .layouts import write_wav
 from .render import (
     ENGINES,
@@ -76,10 +77,4 @@ _MOVED = {
 _RENAMED = {"TASKS": "GENERATED_TASKS", "STARSS_FRAME_S": "LABEL_HOP_S"}
 
 
-def __getattr__(name: str):
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), _RENAMED.get(name, name))
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__getattr__ = moved_names(__name__, _MOVED, renamed=_RENAMED)

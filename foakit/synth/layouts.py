@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
+from .._moved import moved_names
 from ..conventions import check_channel_order, from_internal
 from ..errors import ParameterError
 from .scene import Scene, random_scene
@@ -117,14 +118,6 @@ _MOVED = {
     "STARSS_CLASSES": "foakit.bench.starss.synth",
 }
 
-
-def __getattr__(name: str):
-    if name == "STARSS_FRAME_S":
-        from ..bench.starss.format import LABEL_HOP_S
-
-        return LABEL_HOP_S
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_RENAMED = {"STARSS_FRAME_S": "LABEL_HOP_S"}
+__getattr__ = moved_names(__name__, {**_MOVED, "STARSS_FRAME_S": "foakit.bench.starss.format"},
+                          renamed=_RENAMED)
