@@ -130,3 +130,19 @@ def test_no_test_module_imports_another():
 def test_former_import_paths_still_work(name):
     mod = importlib.import_module(name)
     assert mod.__all__ and all(hasattr(mod, n) for n in mod.__all__)
+
+
+def test_the_command_line_loads_no_heavy_library_until_a_command_runs():
+    """``foakit --help`` (and every command's start) imports each registered benchmark's
+    cli module: they import the standard library only, their packages load lazily."""
+    import subprocess
+    import sys
+
+    code = ("import sys, foakit.cli\n"
+            "foakit.cli.build_parser()\n"
+            "heavy = ('scipy', 'pyarrow', 'matplotlib', 'pyloudnorm', 'soundfile', 'numba')\n"
+            "print(','.join(m for m in heavy if m in sys.modules))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "", f"loaded at start-up: {r.stdout.strip()}"

@@ -12,28 +12,48 @@
 
 from __future__ import annotations
 
-from .audit import RULES, AirbenchAudit, audit_airbench
-from .format import (
-    CATEGORIES,
-    CATEGORY_OF,
-    MIXED,
-    SPEECH_TASKS,
-    TASKS,
-    ChatCorpus,
-    ChatItem,
-    load_chat,
-    parse_meta_info,
-    transcription_of,
-)
-from .judge import PROMPT_TEMPLATE, build_prompt, build_requests
-from .scoring import parse_judge_line, read_judged, score_judged, score_order
-from .synth import DEFECTS, write_corpus, write_judge_files
+import importlib
 
-__all__ = [
-    "TASKS", "CATEGORIES", "CATEGORY_OF", "MIXED", "SPEECH_TASKS", "ChatItem", "ChatCorpus",
-    "load_chat", "parse_meta_info", "transcription_of",
-    "RULES", "AirbenchAudit", "audit_airbench",
-    "PROMPT_TEMPLATE", "build_prompt", "build_requests",
-    "parse_judge_line", "read_judged", "score_order", "score_judged",
-    "DEFECTS", "write_corpus", "write_judge_files",
-]
+# Where each public name lives.  Names load on first use (PEP 562), so that
+# ``foakit --help`` and every other command, which import each benchmark's cli module,
+# do not pay for SciPy and the audit machinery.
+_WHERE = {
+    "TASKS": "format",
+    "CATEGORIES": "format",
+    "CATEGORY_OF": "format",
+    "MIXED": "format",
+    "SPEECH_TASKS": "format",
+    "ChatItem": "format",
+    "ChatCorpus": "format",
+    "load_chat": "format",
+    "parse_meta_info": "format",
+    "transcription_of": "format",
+    "RULES": "audit",
+    "AirbenchAudit": "audit",
+    "audit_airbench": "audit",
+    "PROMPT_TEMPLATE": "judge",
+    "build_prompt": "judge",
+    "build_requests": "judge",
+    "parse_judge_line": "scoring",
+    "read_judged": "scoring",
+    "score_order": "scoring",
+    "score_judged": "scoring",
+    "DEFECTS": "synth",
+    "write_corpus": "synth",
+    "write_judge_files": "synth",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

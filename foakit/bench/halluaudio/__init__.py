@@ -1,42 +1,62 @@
 """HalluAudio (LuVox): parquet loading, closed-case scoring, judge requests, baselines and
 the speech-activity / SNR audit of its labels (docs/halluaudio.md)."""
 
-from .audit import RULES, THRESHOLDS, AuditResult, audit, judge_audio, write_report
-from .baselines import KINDS, baseline_responses, write_responses
-from .format import (
-    CONFIGS,
-    Audio,
-    BrokenRow,
-    Case,
-    Corpus,
-    Row,
-    find_config_files,
-    iter_rows,
-    load_corpus,
-    speech_presence,
-    uncertain_spans,
-)
-from .judge import judge_requests, leaks
-from .scoring import (
-    JUDGE_LABELS,
-    SCORER_VERSION,
-    extract_choice,
-    format_report,
-    normalize,
-    read_judge_labels,
-    read_responses,
-    score,
-    score_case,
-    violated_claims,
-)
-from .synth import FAMILIES, WRONG_KINDS, write_corpus
+from __future__ import annotations
 
-__all__ = [
-    "CONFIGS", "Audio", "BrokenRow", "Case", "Corpus", "Row", "find_config_files",
-    "iter_rows", "load_corpus", "speech_presence", "uncertain_spans",
-    "JUDGE_LABELS", "SCORER_VERSION", "extract_choice", "format_report", "normalize",
-    "read_judge_labels", "read_responses", "score", "score_case", "violated_claims",
-    "judge_requests", "leaks", "KINDS", "baseline_responses", "write_responses",
-    "RULES", "THRESHOLDS", "AuditResult", "audit", "judge_audio", "write_report",
-    "FAMILIES", "WRONG_KINDS", "write_corpus",
-]
+import importlib
+
+# Where each public name lives.  Names load on first use (PEP 562), so that
+# ``foakit --help`` and every other command, which import each benchmark's cli module,
+# do not pay for SciPy and the audit machinery.
+_WHERE = {
+    "CONFIGS": "format",
+    "Audio": "format",
+    "BrokenRow": "format",
+    "Case": "format",
+    "Corpus": "format",
+    "Row": "format",
+    "find_config_files": "format",
+    "iter_rows": "format",
+    "load_corpus": "format",
+    "speech_presence": "format",
+    "uncertain_spans": "format",
+    "JUDGE_LABELS": "scoring",
+    "SCORER_VERSION": "scoring",
+    "extract_choice": "scoring",
+    "format_report": "scoring",
+    "normalize": "scoring",
+    "read_judge_labels": "scoring",
+    "read_responses": "scoring",
+    "score": "scoring",
+    "score_case": "scoring",
+    "violated_claims": "scoring",
+    "judge_requests": "judge",
+    "leaks": "judge",
+    "KINDS": "baselines",
+    "baseline_responses": "baselines",
+    "write_responses": "baselines",
+    "RULES": "audit",
+    "THRESHOLDS": "audit",
+    "AuditResult": "audit",
+    "audit": "audit",
+    "judge_audio": "audit",
+    "write_report": "audit",
+    "FAMILIES": "synth",
+    "WRONG_KINDS": "synth",
+    "write_corpus": "synth",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
