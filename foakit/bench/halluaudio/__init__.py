@@ -3,7 +3,7 @@ the speech-activity / SNR audit of its labels (docs/halluaudio.md)."""
 
 from __future__ import annotations
 
-import importlib
+from ..._moved import lazy_names
 
 # Where each public name lives.  Names load on first use (PEP 562), so that
 # ``foakit --help`` and every other command, which import each benchmark's cli module,
@@ -49,14 +49,4 @@ _WHERE = {
 __all__ = list(_WHERE)
 
 
-def __getattr__(name: str):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{mod}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
