@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import add_common, add_dask_option, open_dask
+from .common import add_common, add_dask_option, notice, open_dask, print_capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,15 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def notice(prefix: str):
-    """A ``notify`` callback that prints one line on stderr."""
-
-    def say(message: str) -> None:
-        print(f"{prefix}: {message}", file=sys.stderr, flush=True)
-
-    return say
-
-
 def report(summary, out=sys.stderr) -> int:
     """Print a run summary; 0 if every file was analysed, 1 if some failed."""
     rate = summary.audio_seconds / summary.seconds if summary.seconds > 0 else 0.0
@@ -46,10 +37,8 @@ def report(summary, out=sys.stderr) -> int:
           f"{summary.n_skipped} already done ({summary.n_error_earlier} of them failed), "
           f"{summary.audio_seconds:.1f} s of audio in "
           f"{summary.seconds:.1f} s ({rate:.0f}x real time) -> {summary.out_dir}", file=out)
-    for path, err in summary.errors[:20]:
-        print(f"  error: {path}: {err}", file=out)
-    if len(summary.errors) > 20:
-        print(f"  ... {len(summary.errors) - 20} more in clips.jsonl", file=out)
+    print_capped((f"{path}: {err}" for path, err in summary.errors), prefix="  error: ",
+                 more_prefix="  ", where="clips.jsonl", file=out)
     return 1 if summary.n_error or summary.n_error_earlier else 0
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_common, add_dask_option, add_registered_command
+from .common import add_common, add_dask_option, add_registered_command, print_capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,8 +68,6 @@ def report_audit(args: argparse.Namespace, result) -> int:
     ck = result.checkpoints
     print(f"  clips: {ck['analysed']} analysed, {ck['loaded']} already done (read from "
           f"{ck['dir']})", file=sys.stderr)
-    for path, err in result.failures[:20]:
-        print(f"  error: {path}: {err}", file=sys.stderr)
-    if len(result.failures) > 20:
-        print(f"  ... {len(result.failures) - 20} more in summary.json", file=sys.stderr)
+    print_capped((f"{path}: {err}" for path, err in result.failures), prefix="  error: ",
+                 more_prefix="  ", where="summary.json")
     return 1 if result.failures else 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TextIO
 
 from ..conventions import CHANNEL_ORDERS
 
@@ -15,6 +16,29 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
                    help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def notice(prefix: str) -> Callable[[str], None]:
+    """A ``notify`` callback that prints one line on stderr."""
+
+    def say(message: str) -> None:
+        print(f"{prefix}: {message}", file=sys.stderr, flush=True)
+
+    return say
+
+
+def print_capped(lines: Iterable[str], *, prefix: str, more_prefix: str | None = None,
+                 where: str | None = None, limit: int = 20, file: TextIO | None = None) -> None:
+    """Print the first ``limit`` of ``lines`` (each after ``prefix``) on stderr, then how many
+    more there are (after ``more_prefix``, default ``prefix``) and ``where`` they are listed."""
+    lines = list(lines)
+    out = file if file is not None else sys.stderr
+    for line in lines[:limit]:
+        print(f"{prefix}{line}", file=out)
+    if len(lines) > limit:
+        more = prefix if more_prefix is None else more_prefix
+        print(f"{more}... {len(lines) - limit} more" + (f" in {where}" if where else ""),
+              file=out)
 
 
 def add_dask_option(p: argparse.ArgumentParser) -> None:

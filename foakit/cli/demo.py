@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.sobench.synth import make_demo_corpus
     from ..corpus import analyze_corpus, load_clips
     from ..evaluate import load_truth, match_clip, summarise
-    from .analyze import notice
+    from .common import notice
 
     corpus = os.path.join(args.out, "corpus")
     if not os.path.exists(os.path.join(corpus, "truth", "scenes.jsonl")):

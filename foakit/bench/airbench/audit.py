@@ -55,6 +55,7 @@ from ...signal.decode import read_any
 from ...signal.fingerprint import find_duplicates, fingerprint
 from ...signal.measures import measure_clip
 from ...signal.runner import run_items
+from ..paths import resolved
 from .format import (
     SPEECH_TASKS,
     TASKS,
@@ -109,7 +110,7 @@ def _measure(item: dict) -> dict:
         raise err
     m = measure_clip(samples, sr)
     return {"measures": m.to_dict(), "fingerprint": fingerprint(samples, sr),
-            "resolved": os.path.realpath(item["path"])}
+            "resolved": resolved(item["path"])}
 
 
 def _sig(path: Path | None) -> str:

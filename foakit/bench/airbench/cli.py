@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from ...cli.common import add_dask_option, open_dask
+from ...cli.common import add_dask_option, open_dask, print_capped
 
 __all__ = ["add_audit", "add_score", "add_judge_requests"]
 
@@ -69,10 +69,8 @@ def run_audit(args: argparse.Namespace) -> int:
           f"failed; {f['items_flagged']} flagged: "
           + ", ".join(f"{k} {n}" for k, n in f["by_kind"].items())
           + f" -> {res.paths['index']}", file=sys.stderr)
-    for path, err in res.failures[:20]:
-        print(f"  error: {path}: {err}", file=sys.stderr)
-    if len(res.failures) > 20:
-        print(f"  ... {len(res.failures) - 20} more in summary.json", file=sys.stderr)
+    print_capped((f"{path}: {err}" for path, err in res.failures), prefix="  error: ",
+                 more_prefix="  ", where="summary.json")
     return 1 if res.failures else 0
 
 

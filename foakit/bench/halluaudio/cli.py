@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask
+from ...cli.common import add_dask_option, open_dask, print_capped
 
 NAME = "halluaudio"
 
@@ -24,11 +24,8 @@ def _say(command: str, text: str) -> None:
     print(f"foakit {command} {NAME}: {text}", file=sys.stderr)
 
 
-def _problems(command: str, lines: list[str], limit: int = 20) -> None:
-    for line in lines[:limit]:
-        _say(command, line)
-    if len(lines) > limit:
-        _say(command, f"... {len(lines) - limit} more")
+def _problems(command: str, lines: list[str]) -> None:
+    print_capped(lines, prefix=f"foakit {command} {NAME}: ")
 
 
 def _root(p: argparse.ArgumentParser) -> None:

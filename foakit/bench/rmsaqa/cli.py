@@ -12,19 +12,11 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask
+from ...cli.common import add_dask_option, open_dask, print_capped
 
 __all__ = ["add_baseline", "add_score", "add_audit"]
 
 _ORDERS = ("ambix", "fuma")
-
-
-def _say(lines, prefix: str, limit: int = 20) -> None:
-    lines = list(lines)
-    for line in lines[:limit]:
-        print(f"{prefix}{line}", file=sys.stderr)
-    if len(lines) > limit:
-        print(f"{prefix}... {len(lines) - limit} more", file=sys.stderr)
 
 
 def add_baseline(sub: argparse._SubParsersAction) -> None:
@@ -77,7 +69,7 @@ def run_baseline(args: argparse.Namespace) -> int:
                 ab[s] += r["foakit"][s]["abstained"]
         msg += f"; abstained (prior letter) stage 1 {ab['stage1']}, stage 2 {ab['stage2']}"
     print(msg, file=sys.stderr)
-    _say(res.problems, "  problem: ")
+    print_capped(res.problems, prefix="  problem: ")
     return 1 if res.problems else 0
 
 
@@ -105,7 +97,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     qa = load_qa(args.qa)
     reports, bad = {}, bool(qa.problems)
-    _say(qa.problems, "foakit score rmsaqa: QA problem: ")
+    print_capped(qa.problems, prefix="foakit score rmsaqa: QA problem: ")
     for path in args.answers:
         name = Path(path).name.removesuffix(".jsonl")
         if name in reports:
@@ -184,6 +176,6 @@ def run_audit(args: argparse.Namespace) -> int:
           f"unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}: {conv.get('evidence')} "
           f"-> {paths['index']}", file=sys.stderr)
-    _say(qa.problems, "  QA problem: ")
-    _say((f"{p}: {e}" for p, e in res.failures), "  error: ")
+    print_capped(qa.problems, prefix="  QA problem: ")
+    print_capped((f"{p}: {e}" for p, e in res.failures), prefix="  error: ")
     return 1 if (res.failures or qa.problems) else 0

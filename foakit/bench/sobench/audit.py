@@ -92,6 +92,7 @@ from ...audit.verdicts import AuditResult, LabelVerdict, count_verdicts
 from ...conventions import check_channel_order
 from ...errors import FoakitError
 from ...params import AnalysisParams
+from ..paths import resolved
 from .audit_claims import _RELATION_WORDS, ClipClaims, _num, class_vocabulary, clip_claims
 from .audit_claims import DirClaim as DirClaim
 from .audit_claims import TimeClaim as TimeClaim
@@ -453,7 +454,7 @@ def audit_sobench(
             failures.append((apath, "no such audio file"))
             no_audio[aid] = f"{apath}: no such audio file"
             continue
-        real = os.path.realpath(path)
+        real = resolved(path)
         if real != os.path.abspath(path):  # reached through a symlink: say where it led
             links[apath] = real
         jobs.append((aid, str(path), i < cfg.convention_clips))

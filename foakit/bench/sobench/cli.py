@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ...cli.audit import add_audit_options, report_audit, require_counts
-from ...cli.common import add_dask_option, open_dask, run_benchmark
+from ...cli.common import add_dask_option, open_dask, print_capped, run_benchmark
 from ...conventions import CHANNEL_ORDERS
 
 
@@ -65,10 +65,7 @@ def _run_baseline(args: argparse.Namespace) -> int:
           f"{sum(abstained.values())} abstentions"
           + (" (" + ", ".join(f"{t} {n}" for t, n in sorted(abstained.items())) + ")"
              if abstained else ""), file=sys.stderr)
-    for line in result.problems[:20]:
-        print(f"  problem: {line}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"  ... {len(result.problems) - 20} more", file=sys.stderr)
+    print_capped(result.problems, prefix="  problem: ", more_prefix="  ")
     return 1 if result.problems else 0
 
 
