@@ -50,8 +50,8 @@ def az_error(rng: np.random.Generator, az: float, min_change: float) -> tuple[fl
 def link_tree(src: Path, dst: Path) -> None:
     """Recreate ``src`` under ``dst`` with hard links to its files (copies where links fail).
 
-    Hard links, not symlinks: SO-Bench readers refuse audio paths that resolve outside the
-    root.
+    Hard links cost no space and leave the copy a corpus of ordinary files, as the one it
+    came from (the symlinked layouts are tested apart).
     """
     for dirpath, _, files in os.walk(src):
         rel = Path(dirpath).relative_to(src)
