@@ -59,4 +59,6 @@ def test_clock_positions_and_sector_words_give_the_direction():
 def test_the_check_can_be_turned_off():
     cfg = SobenchAuditConfig(direction_onset_conf=0.0)
     v = _verdict(6.0, [_event(3.2, -150.0)], cfg=cfg)
-    assert v.verdict == "unverifiable" and "names no sound class" in v.reason
+    # the label is then left to the time check of a source of its own, which needs the
+    # energy map these events-only estimates lack
+    assert v.verdict == "unverifiable" and "nearest" not in v.reason

@@ -89,7 +89,7 @@ from ...audit.hypotheses import (
 )
 from ...audit.run import run_audit
 from ...audit.verdicts import AuditResult, LabelVerdict, count_verdicts
-from ...conventions import check_channel_order
+from ...conventions import azimuth_difference, check_channel_order
 from ...errors import FoakitError
 from ...params import AnalysisParams
 from ..paths import resolved
@@ -211,6 +211,16 @@ def _audit_relation(x: _Ctx, it: QAItem) -> LabelVerdict:
         return LabelVerdict(key, "relation", "unverifiable", rel,
                             reason=f"the two sounds are too close to call ({attr} difference "
                                    f"{d:.2f})", evidence=ev)
+    if attr == "az":
+        # "left of" is the more lateral position, or the counter-clockwise side: for two
+        # sounds far apart (one behind) the two readings differ, and either may be meant
+        ccw = float(azimuth_difference(va[0], vb[0]))
+        if abs(ccw) > cfg.relation_max_sep_deg or (ccw > 0) != (d > 0):
+            ev["counter_clockwise_deg"] = round(ccw, 1)
+            return LabelVerdict(key, "relation", "unverifiable", rel,
+                                reason=f"the {a} and the {b} are {abs(ccw):.0f} deg apart: "
+                                       "'left of' as the more lateral position and as the "
+                                       "counter-clockwise side disagree there", evidence=ev)
     if rel == expect:
         return LabelVerdict(key, "relation", "consistent", rel, expect, evidence=ev)
     # a relation against labels: blame a label the signal does not support, if one
@@ -225,6 +235,14 @@ def _audit_relation(x: _Ctx, it: QAItem) -> LabelVerdict:
                             f"{b}) and the signal does not confirm it (prominence {sig:.2f})")
                 return LabelVerdict(key, "relation", "consistent", rel, expect,
                                     evidence=dict(ev, blamed=val[1]))
+    unconfirmed = [val[1] for val in (va, vb) if val[2] and attr in ("az", "el")
+                   and (x.verdict.get(val[1]) is None
+                        or x.verdict[val[1]].verdict != "consistent")]
+    if unconfirmed:
+        return LabelVerdict(key, "relation", "unverifiable", rel, expect,
+                            reason=f"the {a} ({va[0]:.1f}) and the {b} ({vb[0]:.1f}) make it "
+                                   f"{expect}, but {', '.join(unconfirmed)} is a label the "
+                                   "signal does not confirm", evidence=ev)
     return LabelVerdict(key, "relation", "suspicious", rel, expect, 0.7,
                         f"the {a} ({va[0]:.1f}, {va[1]}) and the {b} ({vb[0]:.1f}, {vb[1]}) "
                         f"make it {expect}, not {rel}", ev)
@@ -274,7 +292,18 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
             x.verdict[d.qa_id] = _audit_direction(x, by_id[d.qa_id], d, "elevation")
     for t in cc.times:
         if t.source == "label" and t.qa_id in by_id and t.qa_id not in x.verdict:
-            x.verdict[t.qa_id] = _audit_time(x, by_id[t.qa_id], t)
+            it = by_id[t.qa_id]
+            # an onset asked by direction alone: the events from that direction first
+            # (a source of its own), or when the class found there leaves it unverifiable
+            v = None
+            if it.task_name == "onset_from_location" and t.cls in cc.pseudo:
+                v = audit_onset_by_direction(x, it)
+            if v is None or v.verdict == "unverifiable":
+                v = _audit_time(x, it, t)
+                if (v.verdict == "unverifiable" and it.qa_id in cc.by_direction
+                        and it.task_name == "onset_from_location"):
+                    v = audit_onset_by_direction(x, it) or v
+            x.verdict[t.qa_id] = v
     for it in cc.items:
         if it.qa_id in x.verdict:
             continue

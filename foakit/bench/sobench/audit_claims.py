@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ...conventions import azimuth_difference, wrap_azimuth
+from ..questions import AZIMUTH_HALFWIDTH_DEG
 from .audit_config import SobenchAuditConfig
 from .format import SOURCE_TASKS, QAItem, parse_question
 
@@ -145,6 +147,11 @@ class ClipClaims:
     times : list of TimeClaim
     moving : set of str
         Classes a motion answer calls moving.
+    pseudo : dict
+        Sources known only by the direction class-less questions give them (name ->
+        azimuth, degrees); they are not in ``classes``.
+    by_direction : set of str
+        ``qa_id`` of the items whose class was found from their question's direction.
     """
 
     audio_id: str
@@ -156,6 +163,8 @@ class ClipClaims:
     dirs: list[DirClaim] = field(default_factory=list)
     times: list[TimeClaim] = field(default_factory=list)
     moving: set[str] = field(default_factory=set)
+    pseudo: dict[str, float] = field(default_factory=dict)
+    by_direction: set[str] = field(default_factory=set)
 
 
 def _num(x: Any) -> float | None:
@@ -174,13 +183,91 @@ def _span(x: Any) -> tuple[float, float] | None:
     return None
 
 
+def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -> None:
+    """Add what one item says about its class ``subj``."""
+    meta = it.answer_meta or {}
+    # direction context named in the question
+    if it.task_name in _DIRECTION_TASKS or subj in cc.pseudo:
+        cues = parse_question(it.question)
+        if cues.azimuth_deg is not None:
+            tol = cfg.explicit_tol_deg if cues.azimuth_explicit else \
+                cfg.sector_half_deg + cfg.sector_slack_deg
+            cc.dirs.append(DirClaim(subj, float(cues.azimuth_deg), cues.elevation_deg, tol,
+                                    it.qa_id, f"question of {it.task_name}",
+                                    el_sign=cues.elevation_sign))
+        elif cues.elevation_deg is not None:
+            cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
+                                    f"question of {it.task_name}"))
+    if it.task_name == "detect_source":
+        cues = parse_question(it.question)
+        if cues.window is not None and math.isfinite(cues.window[1]):
+            cc.times.append(TimeClaim(subj, "window", cues.window[0], cues.window[1],
+                                      it.qa_id, "question of detect_source"))
+    if it.task_name == "classify_motion":
+        text = (it.canonical_answer + " " + it.answer).lower()
+        if "moving" in text or "moves" in text:
+            cc.moving.add(subj)
+    # labels
+    if it.task_name == "estimate_azimuth" and _num(meta.get("azimuth_deg")) is not None:
+        cc.dirs.append(DirClaim(subj, _num(meta["azimuth_deg"]), None, cfg.az_tol_deg,
+                                it.qa_id, "label", task=it.task_name))
+    if it.task_name == "estimate_elevation" and _num(meta.get("elevation_deg")) is not None:
+        cc.dirs.append(DirClaim(subj, None, _num(meta["elevation_deg"]), 0.0, it.qa_id,
+                                "label", task=it.task_name))
+    sp = _span(meta.get("time_span"))
+    if sp is not None:
+        cc.times.append(TimeClaim(subj, "span", sp[0], sp[1], it.qa_id, "label",
+                                  task=it.task_name))
+    on = _num(meta.get("onset_time"))
+    if on is not None:
+        cc.times.append(TimeClaim(subj, "onset", on, on, it.qa_id, "label",
+                                  task=it.task_name))
+
+
+def _by_direction(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
+    """The class an item that names no class means by the direction its question gives.
+
+    The one class whose directions from other questions (labels only when no question
+    places any class) lie within the cue's precision plus ``sector_slack_deg``; else a
+    source of its own, ``"sound at N deg"``, shared by the clip's other class-less items
+    pointing the same way, so their labels are checked against each other and against the
+    signal from that direction.  None when the question gives no azimuth, or when it asks
+    about several sounds (a relation).
+    """
+    if it.task_name in _RELATION_WORDS or it.task_name in SOURCE_TASKS:
+        return None
+    cues = parse_question(it.question)
+    if cues.azimuth_deg is None:
+        return None
+    tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"] + cfg.sector_slack_deg
+    named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo]
+    ctx = [d for d in named if d.source != "label"] or named
+    near = {d.cls for d in ctx
+            if abs(float(azimuth_difference(d.az, cues.azimuth_deg))) <= tol + d.az_tol / 2}
+    if len(near) == 1:
+        return near.pop()
+    if near:
+        return None  # two named sounds there: the question cannot be told apart
+    for p, az in cc.pseudo.items():
+        if abs(float(azimuth_difference(az, cues.azimuth_deg))) <= tol:
+            return p
+    name = f"sound at {wrap_azimuth(round(cues.azimuth_deg)):.0f} deg"
+    cc.pseudo[name] = float(cues.azimuth_deg)
+    return name
+
+
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
                 cfg: SobenchAuditConfig | None = None) -> ClipClaims:
-    """Read the claims the items of one audio file make (see the module docstring)."""
+    """Read the claims the items of one audio file make (see the module docstring).
+
+    Items that name a class are read first; an item that names none but gives a direction
+    ("When does the sound from the back-right start?") is then about the class found there,
+    or a source of its own (:attr:`ClipClaims.pseudo`).
+    """
     cfg = cfg or SobenchAuditConfig()
     cc = ClipClaims(audio_id=audio_id, audio_path=items[0].audio_path, items=list(items))
+    pending = []
     for it in items:
-        meta = it.answer_meta or {}
         ans = _mentions(it.answer, vocab)
         q = _mentions(it.question, vocab)
         if it.task_name in SOURCE_TASKS:
@@ -198,42 +285,13 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
         cc.classes.update(q)
         if subj:
             cc.classes.add(subj)
-        if subj is None:
-            continue
-        # direction context named in the question
-        if it.task_name in _DIRECTION_TASKS:
-            cues = parse_question(it.question)
-            if cues.azimuth_deg is not None:
-                tol = cfg.explicit_tol_deg if cues.azimuth_explicit else \
-                    cfg.sector_half_deg + cfg.sector_slack_deg
-                cc.dirs.append(DirClaim(subj, float(cues.azimuth_deg), cues.elevation_deg, tol,
-                                        it.qa_id, f"question of {it.task_name}",
-                                        el_sign=cues.elevation_sign))
-            elif cues.elevation_deg is not None:
-                cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
-                                        f"question of {it.task_name}"))
-        if it.task_name == "detect_source":
-            cues = parse_question(it.question)
-            if cues.window is not None and math.isfinite(cues.window[1]):
-                cc.times.append(TimeClaim(subj, "window", cues.window[0], cues.window[1],
-                                          it.qa_id, "question of detect_source"))
-        if it.task_name == "classify_motion":
-            text = (it.canonical_answer + " " + it.answer).lower()
-            if "moving" in text or "moves" in text:
-                cc.moving.add(subj)
-        # labels
-        if it.task_name == "estimate_azimuth" and _num(meta.get("azimuth_deg")) is not None:
-            cc.dirs.append(DirClaim(subj, _num(meta["azimuth_deg"]), None, cfg.az_tol_deg,
-                                    it.qa_id, "label", task=it.task_name))
-        if it.task_name == "estimate_elevation" and _num(meta.get("elevation_deg")) is not None:
-            cc.dirs.append(DirClaim(subj, None, _num(meta["elevation_deg"]), 0.0, it.qa_id,
-                                    "label", task=it.task_name))
-        sp = _span(meta.get("time_span"))
-        if sp is not None:
-            cc.times.append(TimeClaim(subj, "span", sp[0], sp[1], it.qa_id, "label",
-                                      task=it.task_name))
-        on = _num(meta.get("onset_time"))
-        if on is not None:
-            cc.times.append(TimeClaim(subj, "onset", on, on, it.qa_id, "label",
-                                      task=it.task_name))
+            _claims_of(cc, it, subj, cfg)
+        else:
+            pending.append(it)
+    for it in pending:
+        subj = _by_direction(cc, it, cfg)
+        if subj is not None:
+            cc.subject[it.qa_id] = subj
+            cc.by_direction.add(it.qa_id)
+            _claims_of(cc, it, subj, cfg)
     return cc

@@ -66,6 +66,9 @@ class SobenchAuditConfig(OnsetCheckConfig):
     direction_onset_shift_s: float = 1.2
     direction_onset_conf: float = 0.6
     relation_min_sin: float = 0.1
+    # a left/right relation between sounds this far apart is not judged (the lateral and
+    # the counter-clockwise reading of "left of" part ways towards 180 deg)
+    relation_max_sep_deg: float = 150.0
     relation_min_el_deg: float = 5.0
     relation_min_dist_m: float = 0.3
     convention_clips: int = 40

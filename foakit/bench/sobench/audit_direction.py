@@ -194,6 +194,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             evidence=ev)
     why = _unusable(sig, cfg)
     if why:
+        if fld == "elevation":
+            fb = _elevation_from_onsets(x, key, cls, label, others, sig, ev, why)
+            if fb is not None:
+                return fb
         return LabelVerdict(key, fld, "unverifiable", label, reason=why, evidence=ev)
     p = sig["prominence"]
     w = sig["window"]
@@ -259,9 +263,51 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             f"the signal shows little energy from the labelled {fld} {where}: "
                             f"prominence {p:.2f}; the strongest direction there is {estimate:.0f}"
                             " deg", ev)
-    return LabelVerdict(key, fld, "unverifiable", label, estimate,
-                        reason=f"weak evidence: prominence {p:.2f} (overlapping sources or "
-                               "reverberation)", evidence=ev)
+    why = f"weak evidence: prominence {p:.2f} (overlapping sources or reverberation)"
+    if fld == "elevation" and "onset_vote" not in ev:
+        fb = _elevation_from_onsets(x, key, cls, label, others, sig, ev, why)
+        if fb is not None:
+            return fb
+    return LabelVerdict(key, fld, "unverifiable", label, estimate, reason=why, evidence=ev)
+
+
+def _elevation_from_onsets(x: _Ctx, key: dict, cls: str, label: float, others: list,
+                           sig: dict, ev: dict, why: str) -> LabelVerdict | None:
+    """An elevation label whose direction window is weak or unusable, judged by the
+    evidence that holds up there: the elevation the source's onsets come from (the first
+    milliseconds precede the floor and ceiling reflections) and the analysis's own event.
+
+    Suspicious when the onsets or the event sit at the mirrored elevation, consistent when
+    the onsets side with the label's sign; None when neither decides.
+    """
+    cfg = x.cfg
+    if abs(label) < cfg.flip_min_abs_deg:
+        return None
+    az_q = (next((o.az for o in others if o.qa_id == sig.get("azimuth_from")), None))
+    vote = _onset_vote(x, cls, label, az_q, key["qa_id"])
+    side = None
+    if vote is not None:
+        ev["onset_vote"] = vote
+        side = _onset_side(vote, cfg)
+    if side == "flipped":
+        return LabelVerdict(
+            key, "elevation", "suspicious", label, -label, cfg.onset_flip_conf,
+            f"{why}; but {vote['flipped']} onset(s) of the source's sound come from "
+            f"{-label:.0f} deg elevation and {vote['label']} from the label's {label:.0f} deg: "
+            "the label's sign looks flipped", ev)
+    if side == "label":
+        ev["note"] = f"{why}; the onsets side with the label's sign"
+        return LabelVerdict(key, "elevation", "consistent", label, evidence=ev)
+    w = sig.get("window") or (0.0, float(x.clip.duration_s or 0.0))
+    flip = _event_elevation_flip(x, label, w, az_q)
+    if flip is not None:
+        ev.setdefault("signal", {})["event"] = flip
+        return LabelVerdict(
+            key, "elevation", "suspicious", label, flip["elevation_deg"], cfg.event_flip_conf,
+            f"{why}; the analysis finds the source's event ({flip['onset_s']:.1f}-"
+            f"{flip['offset_s']:.1f} s) at {flip['elevation_deg']:.0f} deg elevation: the "
+            f"label's sign flipped ({label:.0f} deg)", ev)
+    return None
 
 
 def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude: str

@@ -1,0 +1,110 @@
+"""SO-Bench audit: items that name a sound by direction only, and relations that rest on
+what the audit cannot confirm (hand-made items, no audio)."""
+
+from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
+from foakit.bench.sobench.format import QAItem
+
+
+def item(qa_id, task, question, answer="", canonical="", meta=None):
+    return QAItem(qa_id=qa_id, audio_path="audio/test/a.wav", task_name=task,
+                  question=question, answer=answer, canonical_answer=canonical,
+                  answer_meta=meta or {}, record={"audio_id": "a"})
+
+
+def claims(items):
+    return clip_claims("a", items, class_vocabulary(items))
+
+
+def test_a_direction_only_item_is_about_the_class_placed_there():
+    items = [
+        item("l", "identify_source_by_location", "What sound is coming from the front-left?",
+             "The dog.", "dog"),
+        item("r", "identify_source_by_location", "Which sound do you hear from your right?",
+             "The gong.", "gong"),
+        item("e", "estimate_elevation", "What is the elevation of the sound at 10 o'clock?",
+             "It is about 20 degrees up.", "20 degrees", {"elevation_deg": 20.0}),
+        item("t", "detect_time", "When can the source 85 degrees to your right be heard?",
+             "From 1 s to 3 s.", "1.0s to 3.0s", {"time_span": [1.0, 3.0]}),
+    ]
+    cc = claims(items)
+    assert cc.subject["e"] == "dog" and cc.subject["t"] == "gong"
+    assert cc.by_direction == {"e", "t"} and not cc.pseudo
+    assert [(t.cls, t.kind) for t in cc.times] == [("gong", "span")]
+    assert any(d.cls == "dog" and d.el == 20.0 and d.source == "label" for d in cc.dirs)
+
+
+def test_direction_only_items_share_a_source_of_their_own():
+    items = [
+        item("o", "onset_from_location", "A sound comes from the back-right (about -144 degrees "
+             "azimuth). When does it start?", "It starts at 3.2 s.", "3.2s", {"onset_time": 3.2}),
+        item("e", "estimate_elevation", "How high is the sound from the back-right?",
+             "About -10 degrees.", "-10 degrees", {"elevation_deg": -10.0}),
+        item("a", "estimate_azimuth", "What is the azimuth of the sound on your left?",
+             "About 80 degrees.", "80 degrees", {"azimuth_deg": 80.0}),
+    ]
+    cc = claims(items)
+    assert cc.subject["o"] == cc.subject["e"] != cc.subject["a"]
+    assert set(cc.pseudo) == {cc.subject["o"], cc.subject["a"]}
+    assert not cc.classes  # a direction is not a sound class: counts do not see it
+    # the azimuth label is checked against the direction its own question gives
+    v, _ = audit_clip(cc, None)
+    assert v[2].field == "azimuth"
+
+
+def test_two_named_sounds_in_the_direction_leave_the_item_unassigned():
+    items = [
+        item("l", "identify_source_by_doa", "Which sound comes from about 40 degrees azimuth?",
+             "The dog.", "dog"),
+        item("m", "identify_source_by_doa", "Which sound comes from about 55 degrees azimuth?",
+             "The bird.", "bird"),
+        item("e", "estimate_elevation", "What is the elevation of the sound at the front-left?",
+             "About 5 degrees.", "5 degrees", {"elevation_deg": 5.0}),
+    ]
+    cc = claims(items)
+    assert cc.subject["e"] is None
+
+
+def _by_id(items):
+    v, _ = audit_clip(claims(items), None)
+    return {x.key["qa_id"]: x for x in v}
+
+
+def _relation(az_dog, az_gong, answer):
+    return [
+        item("d", "identify_source_by_doa", f"Which sound comes from about {az_dog} degrees "
+             "azimuth?", "The dog.", "dog"),
+        item("g", "identify_source_by_doa", f"Which sound comes from about {az_gong} degrees "
+             "azimuth?", "The gong.", "gong"),
+        item("r", "relative_left_right", "Is the sound of the dog to the left or to the right "
+             "of the sound of the gong?", f"The dog is to the {answer} of the gong.", answer),
+    ]
+
+
+def test_left_of_is_not_judged_where_its_two_readings_disagree():
+    v = _by_id(_relation(150, 100, "left"))
+    # more lateral: the gong (100) is left of the dog (150); counter-clockwise: the dog
+    assert v["r"].verdict == "unverifiable" and "disagree" in v["r"].reason
+    v = _by_id(_relation(100, -66, "right"))
+    assert v["r"].verdict == "unverifiable"  # 166 deg apart
+    v = _by_id(_relation(60, -30, "right"))
+    assert v["r"].verdict == "suspicious" and v["r"].estimate == "left"
+    v = _by_id(_relation(60, -30, "left"))
+    assert v["r"].verdict == "consistent"
+
+
+def test_a_relation_never_flags_against_a_label_the_audit_did_not_confirm():
+    items = [
+        item("a1", "estimate_azimuth", "What is the azimuth of the sound of the dog?",
+             "The dog is at 60 degrees.", "60 degrees", {"azimuth_deg": 60.0}),
+        item("a2", "estimate_azimuth", "What is the azimuth of the sound of the gong?",
+             "The gong is at -30 degrees.", "-30 degrees", {"azimuth_deg": -30.0}),
+        item("r", "relative_left_right", "Is the sound of the dog to the left or to the right "
+             "of the sound of the gong?", "The dog is to the right of the gong.", "right"),
+    ]
+    v, _ = audit_clip(claims(items), None)  # no audio: the labels stay unverifiable
+    assert v[0].verdict == v[1].verdict == "unverifiable"
+    assert v[2].verdict == "unverifiable" and "does not confirm" in v[2].reason
+    items[2] = item("r", "relative_left_right", items[2].question,
+                    "The dog is to the left of the gong.", "left")
+    v, _ = audit_clip(claims(items), None)
+    assert v[2].verdict == "consistent"
