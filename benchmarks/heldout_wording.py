@@ -268,7 +268,8 @@ def choose_ref(i: int, sources: list[dict], rng: np.random.Generator,
                kinds: Sequence[str], fallback: Sequence[str] = ("class",)) -> Ref:
     """One reference of ``kinds`` to source ``i`` (``fallback`` kinds, then its class)."""
     if len(sources) == 1 and rng.random() < 0.5:
-        return Ref(_pick(rng, ["the sound", "the only source", "what you hear"]), kind="only")
+        return Ref(_pick(rng, ["the sound", "the only source", "the single sound in the clip"]),
+                   kind="only")
     for ks in (kinds, fallback, ("azel",)):
         cands = refs_for(i, sources, rng, ks)
         if cands:
@@ -344,12 +345,15 @@ def _q_onset(row, src, i, rng):
     t = float(row["answer_meta"].get("onset_time", 0.0))
     with_class = rng.random() < 0.25 and r.kind != "class"
     if with_class:
-        np_ = class_answer(str(src[i]["label"]), rng)
-        q = _pick(rng, [f"There is {np_} coming from somewhere. {r.text[0].upper()}"
-                        f"{r.text[1:]}: when does it start?",
-                        f"When does {r.text} begin? (It is {np_}.)"])
-        ans = _pick(rng, [f"The {np_.split(' ', 1)[-1]} starts at about {_secs(t, rng)}.",
-                          f"At {_secs(t, rng)}."])
+        label = str(src[i]["label"])
+        bare, form = _pick(rng, CLASS_WORDS.get(label, [(label.replace("_", " "), "s")]))
+        np_ = (("an " if bare[0] in "aeiou" else "a ") + bare) if form == "s" else bare
+        many = form == "p"
+        q = _pick(rng, [f"There {'are' if many else 'is'} {np_} coming from somewhere. "
+                        f"{r.text[0].upper()}{r.text[1:]}: when does it start?",
+                        f"When does {r.text} begin? ({'They are' if many else 'It is'} {np_}.)"])
+        ans = _pick(rng, [f"The {bare} {'start' if many else 'starts'} at about "
+                          f"{_secs(t, rng)}.", f"At {_secs(t, rng)}."])
         return q, ans
     if r.kind in AZ_WORDS and rng.random() < 0.5:
         az = float(src[i]["azimuth_deg"])
