@@ -222,7 +222,8 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
     blocks = source_blocks([e for e in clip.get("events") or []
                             if e.get("azimuth_deg") is not None
                             and e.get("elevation_deg") is not None])
-    cues = parse_question(item.question)
+    # "in the first half", "the last 3 seconds": windows in seconds for this clip's duration
+    cues = parse_question(item.question).with_duration(clip.get("duration_s"))
     if task == "count_sources":
         n, why = _count(clip, blocks, cues)
         n_dirs = len({b["source"] for b in blocks})
@@ -306,4 +307,8 @@ def dsp_predictions(items: Sequence[QAItem], clips: Mapping[str, Mapping[str, An
                                     detail=str(clip.get("error") or "unknown error")))
         else:
             rows.append(_dsp_one(item, clip))
+            unread = parse_question(item.question).unparsed
+            if unread:  # cue-like words the parser could not read: said, never guessed
+                rows[-1]["foakit"]["evidence"] += "; not read from the question: " + \
+                    ", ".join(repr(u) for u in unread)
     return rows
