@@ -66,3 +66,64 @@ def test_unknown_cues_are_reported_not_guessed(text, unread):
     assert c.unparsed == unread
     assert c.azimuth_deg is None and c.elevation_deg is None and not c.elevation_sign
     assert c.time_s is None and c.window is None and c.empty
+
+
+# ---- the dsp baseline across phrasings ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scene_clip(tmp_path_factory):
+    """The phrasing set's scene as a 16 kHz ambiX file, analysed once."""
+    import numpy as np
+    import soundfile as sf
+
+    from foakit.bench.sobench.baselines import analyze_for_qa
+    from foakit.bench.sobench.format import QAItem
+
+    from ..scenes import diffuse_field, plane_wave_scene
+    from .phrasings import DURATION_S, SCENE
+
+    root = tmp_path_factory.mktemp("phr") / "SO-Bench"
+    (root / "audio" / "test").mkdir(parents=True)
+    x = sum(gain * plane_wave_scene([(az, el, on, off)], duration=DURATION_S, seed=k)
+            for k, (_, az, el, on, off, gain) in enumerate(SCENE))
+    n = x.shape[1]
+    x = x + 0.1 * 10 ** (-30 / 20) * diffuse_field(n, np.random.default_rng(7))
+    rel = "audio/test/scene.wav"
+    sf.write(root / rel, (x / np.max(np.abs(x)) * 0.5).T, 16000, subtype="PCM_16")
+    clips, problems = analyze_for_qa(root, [QAItem("q", rel, "estimate_azimuth", "?")],
+                                     tmp_path_factory.mktemp("phr_an"), workers=1)
+    assert not problems
+    return rel, clips
+
+
+def _truth(label):
+    from .phrasings import SCENE
+
+    return next(s for s in SCENE if s[0] == label)
+
+
+@pytest.mark.slow
+def test_the_dsp_answers_one_scene_the_same_however_it_is_asked(scene_clip):
+    from foakit.bench.sobench.baselines import dsp_predictions
+    from foakit.bench.sobench.format import QAItem
+
+    rel, clips = scene_clip
+    items = [QAItem(f"{task}-{k}", rel, task, p.question) for task, k, p in CASES]
+    rows = {r["qa_id"]: r for r in dsp_predictions(items, clips)}
+    answered = 0
+    for task, ps in PHRASINGS.items():
+        got = [rows[f"{task}-{k}"]["foakit"] for k in range(len(ps))]
+        values = [(g["abstained"], g["values"]) for g in got]
+        assert all(v == values[0] for v in values), (task, values)
+        answered += not values[0][0]
+    assert answered >= 9  # the rest name a class, a transcript or a distance it cannot give
+    v = {task: rows[f"{task}-0"]["foakit"]["values"] for task in PHRASINGS}
+    tel, dog = _truth("telephone"), _truth("dog")
+    assert abs(v["estimate_azimuth"]["angle_deg"] - tel[1]) <= 20
+    assert abs(v["estimate_elevation"]["elevation_deg"] - tel[2]) <= 10
+    assert abs(v["onset_from_location"]["onset_time_s"] - dog[3]) <= 0.2
+    span = v["detect_time"]["time_span"]
+    assert abs(span[0] - tel[3]) <= 0.3 and abs(span[1] - tel[4]) <= 0.3
+    assert v["count_sources"] == {"count": 3}
+    assert v["relative_left_right"] == {"left_right": "left"}
+    assert v["compare_elevation"] == {"height_relation": "lower"}
