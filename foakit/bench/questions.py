@@ -414,16 +414,18 @@ def referents(question: str) -> list[Cues]:
     """The sounds a relation question names, in order, each with its cues.
 
     The question (options such as "left or right" removed) is split at "or", "than",
-    "relative to", "compared to", "versus", "of the", ",", ";" and ":" (and "and" after
-    "between"); parts without a cue are dropped, and a part adding only new kinds of cue
-    after a comma or "and" joins the previous one.  ``Cues.text`` is the part without
+    "relative to", "compared to", "versus", "of the", ",", ";", ":" and "and" (not the "and"
+    of "between 2 and 4 s" or of "ahead and to the left"); parts without a cue are dropped,
+    and a part adding only new kinds of cue after a comma or "and" joins the previous one
+    (not at the comma that ends a "Relative to X," clause).  ``Cues.text`` is the part without
     leading filler words ("the sound", "is", ...).  A question that names the reference
     first ("Relative to X, is Y ...?", "Compared with X, does Y ...?") has its first two
     referents swapped, so that the subject comes first.
     """
     core = _OPTIONS.sub(" ", _core_text(question))
     seps = r"\bor\b|\bthan\b|\brelative to\b|\bcompared (?:to|with)\b|\bversus\b|\bvs\.?|" \
-           r"\bof the\b|[,;:]|\band\b(?!\s*[-+]?\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?)\b)"
+           r"\bof the\b|[,;:]|\band\b(?!\s*[-+]?\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?)\b)" \
+           r"(?!\s+(?:to|on)\s+(?:the|your)\s+(?:left|right)\b)"
     pieces = re.split(rf"({seps})", core, flags=re.I)
     out: list[Cues] = []
     intro: list[str] = []  # the separator before each referent's first part

@@ -127,3 +127,141 @@ def test_the_dsp_answers_one_scene_the_same_however_it_is_asked(scene_clip):
     assert v["count_sources"] == {"count": 3}
     assert v["relative_left_right"] == {"left_right": "left"}
     assert v["compare_elevation"] == {"height_relation": "lower"}
+
+
+# ---- the synthetic generator's two wordings -------------------------------------------
+
+def _qa(seed, wording=None):
+    import numpy as np
+
+    from foakit.bench.sobench.questions_synth import make_qa_items
+    from foakit.synth.scene import random_scene
+
+    out = []
+    for i in range(12):
+        scene = random_scene(seed * 100 + i, n_sources=1 + i % 3, allow_motion=bool(i % 2))
+        kw = {} if wording is None else {"wording": wording}
+        out.append((scene, make_qa_items(scene, np.random.default_rng([seed, i, 17]), **kw)))
+    return out
+
+
+# sha256 of the items the house wording made for these seeds before "varied" existed
+_HOUSE_SHA256 = {
+    0: "dc1090ee6886272cad23583fe55c4a57f4df9fd0e8191c2754f59669c5318f30",
+    1: "1342583e8c2e41f36c8fbdc38f1bf4ae90a421ff31c4b6009ec25fed6e94f212",
+    2: "997fdae42ea5f00a80b694d649ffe74ce2e729ad458ae61fc39b3aea6b034266",
+}
+
+
+@pytest.mark.parametrize("seed", sorted(_HOUSE_SHA256))
+def test_the_house_wording_is_unchanged(seed):
+    import hashlib
+    import json
+
+    for wording in (None, "house"):
+        items = [it for _, its in _qa(seed, wording) for it in its]
+        digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode()).hexdigest()
+        assert digest == _HOUSE_SHA256[seed], wording
+
+
+def _near(az, truth, kind):
+    from foakit.bench.questions import AZIMUTH_HALFWIDTH_DEG
+
+    return abs((az - truth + 180.0) % 360.0 - 180.0) <= AZIMUTH_HALFWIDTH_DEG[kind] + 1.0
+
+
+def _names(cues, scene, i, dur):
+    """Which of the question's cues single out source ``i`` (and that none points elsewhere)."""
+    from foakit.bench.questions import resolve_window
+
+    s = scene.sources[i]
+    ons = sorted(range(len(scene.sources)), key=lambda j: scene.sources[j].onset_s)
+    named = []
+    if cues.azimuth_deg is not None:
+        assert _near(cues.azimuth_deg, s.azimuth_deg, cues.azimuth_kind)
+        named.append("azimuth")
+    if cues.elevation_sign:
+        assert cues.elevation_sign == 1 and s.elevation_deg >= 15.0
+        named.append("elevation")
+    if cues.order is not None:
+        assert ons[cues.order] == i
+        named.append("order")
+    win = resolve_window(cues, dur)
+    if win is not None:
+        active = [j for j, o in enumerate(scene.sources)
+                  if o.onset_s < win[1] and o.offset_s > win[0]]
+        assert active == [i], (win, active)
+        named.append("time")
+    return named
+
+
+def test_the_varied_wording_reads_back_to_the_truth():
+    from foakit.bench.questions import class_mentions, parse_question, referents
+    from foakit.bench.sobench.questions_synth import ENDINGS, GENERATED_TASKS, PREAMBLES
+    from foakit.bench.sobench.questions_varied import VARIED_ENDINGS, VARIED_PREAMBLES
+    from foakit.synth.scene import LABELS
+
+    assert not set(PREAMBLES) & set(VARIED_PREAMBLES)
+    assert not set(ENDINGS.values()) & set(VARIED_ENDINGS.values())
+    labels = sorted(LABELS, key=len, reverse=True)
+    tasks, kinds, n = set(), set(), 0
+    for seed in range(6):
+        house = {it["question"] for _, its in _qa(seed) for it in its}
+        for scene, items in _qa(seed, "varied"):
+            dur = scene.duration_s
+            for it in items:
+                q, task, refs = it["question"], it["task_name"], it["source_refs"]
+                assert q not in house and q.startswith(VARIED_PREAMBLES)
+                assert q.endswith(VARIED_ENDINGS[task])
+                cues = parse_question(q)
+                assert not cues.unparsed, q
+                src = [scene.sources[r] for r in refs]
+                said = class_mentions(q, labels)
+                told = class_mentions(it["answer"], labels)
+                if task == "count_sources":
+                    assert not said and cues.empty and it["canonical_answer"] == str(len(src))
+                elif task in ("relative_left_right", "compare_elevation", "compare_distance"):
+                    assert sorted(said) == sorted(s.label for s in src), q
+                    assert told[:2] == [s.label for s in src], it["answer"]
+                elif task == "multi_hop":
+                    if cues.relation:
+                        assert cues.relation == "after" and cues.anchor is not None
+                        assert _names(cues.anchor, scene, refs[0], dur) == ["azimuth"], q
+                    else:  # "Between the sound X and the sound Y, which ...?"
+                        pair = referents(q)
+                        assert len(pair) == 2, q
+                        for r, s in zip(pair, src, strict=True):
+                            assert _near(r.azimuth_deg, s.azimuth_deg, r.azimuth_kind), q
+                    assert told == [it["canonical_answer"]]
+                else:
+                    named = _names(cues, scene, refs[0], dur)
+                    if said:
+                        assert said == [src[0].label], q
+                        named.append("class")
+                    assert named or (task == "detect_source" and len(scene.sources) == 1), q
+                    kinds.update(named)
+                    assert told[:1] == [src[0].label], it["answer"]
+                tasks.add(task)
+                n += 1
+    assert tasks == set(GENERATED_TASKS) and n > 300
+    assert kinds == {"azimuth", "elevation", "order", "time", "class"}
+
+
+def test_the_corpus_writer_passes_the_wording_on(tmp_path):
+    import json
+
+    from foakit.bench.sobench.questions_varied import VARIED_PREAMBLES
+    from foakit.bench.sobench.synth import write_sobench_corpus
+    from foakit.errors import ParameterError
+
+    kw = {"n_clips": 2, "duration_s": 3.0, "rt60_s": None, "engine": "ism", "seed": 3}
+    write_sobench_corpus(tmp_path / "h", **kw)
+    write_sobench_corpus(tmp_path / "v", wording="varied", **kw)
+    h, v = ([json.loads(x) for x in open(tmp_path / d / "qa" / "test.jsonl")] for d in "hv")
+    assert all(r["question"].startswith(VARIED_PREAMBLES) for r in v)
+    assert not any(r["question"].startswith(VARIED_PREAMBLES) for r in h)
+    assert (tmp_path / "h" / "truth" / "scenes.jsonl").read_bytes() == \
+        (tmp_path / "v" / "truth" / "scenes.jsonl").read_bytes()
+    with pytest.raises(ParameterError, match="wording='plain'"):
+        write_sobench_corpus(tmp_path / "x", wording="plain", **kw)
+    assert not (tmp_path / "x").exists()
