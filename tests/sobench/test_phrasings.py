@@ -265,3 +265,31 @@ def test_the_corpus_writer_passes_the_wording_on(tmp_path):
     with pytest.raises(ParameterError, match="wording='plain'"):
         write_sobench_corpus(tmp_path / "x", wording="plain", **kw)
     assert not (tmp_path / "x").exists()
+
+
+def test_the_dsp_resolves_fractions_with_the_clip_and_says_what_it_could_not_read():
+    from foakit.bench.sobench.baselines import dsp_predictions
+    from foakit.bench.sobench.format import QAItem
+
+    def ev(az, on, off, src, db):
+        return {"onset_s": on, "offset_s": off, "azimuth_deg": az, "elevation_deg": 0.0,
+                "energy_db": db, "source": src}
+
+    clip = {"status": "ok", "channels": 4, "duration_s": 20.0, "n_sources": 2,
+            "events": [ev(60.0, 1.0, 4.0, 0, -20.0), ev(-60.0, 12.0, 18.0, 1, -30.0)]}
+    asks = {"h1": "When does the sound in the first half start?",
+            "h2": "When does the sound in the second half start?",
+            "l5": "When does the sound in the last 5 seconds start?",
+            "ne": "When does the sound from the northeast start?"}
+    rows = dsp_predictions([QAItem(k, "a.wav", "onset_from_location", q)
+                            for k, q in asks.items()], {"a.wav": clip})
+    got = {r["qa_id"]: r["foakit"] for r in rows}
+    assert got["h1"]["values"] == {"onset_time_s": 1.0}  # the louder one, and first half
+    assert got["h2"]["values"] == {"onset_time_s": 12.0}  # 10-20 s of a 20 s clip
+    assert got["l5"]["values"] == {"onset_time_s": 12.0}
+    assert got["ne"]["evidence"].endswith("; not read from the question: 'northeast'")
+    assert "not read" not in got["h2"]["evidence"]
+    unknown = dict(clip, duration_s=None)  # no duration: the fraction is not guessed
+    row = dsp_predictions([QAItem("h2", "a.wav", "onset_from_location", asks["h2"])],
+                          {"a.wav": unknown})[0]
+    assert row["foakit"]["values"] == {"onset_time_s": 1.0}
