@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from foakit.bench.questions import Cues, class_mentions, parse_question, referents
 
@@ -66,6 +68,46 @@ def test_unknown_cues_are_reported_not_guessed(text, unread):
     assert c.unparsed == unread
     assert c.azimuth_deg is None and c.elevation_deg is None and not c.elevation_sign
     assert c.time_s is None and c.window is None and c.empty
+
+
+_DIRECTION_FORMS = (
+    lambda az: f"the sound about {abs(az)} degrees to your {'left' if az > 0 else 'right'}",
+    lambda az: f"the sound at azimuth {az}°",
+    lambda az: f"the sound {abs(az)}° {'left' if az > 0 else 'right'}",
+    lambda az: f"A sound comes from somewhere (about {az} degrees azimuth). When does it start?",
+    lambda az: f"the source at an azimuth of about {az} degrees",
+)
+
+
+@given(st.integers(-179, 180).filter(lambda a: a != 0), st.sampled_from(_DIRECTION_FORMS))
+def test_angles_read_back_however_they_are_written(az, form):
+    c = parse_question(form(az))
+    assert c.azimuth_deg == az and c.azimuth_kind == "angle" and not c.unparsed
+
+
+@given(st.integers(-180, 179), st.integers(0, 1))
+def test_sector_phrases_and_clock_positions_read_back_to_their_direction(az, k):
+    from foakit.bench.questions import AZIMUTH_HALFWIDTH_DEG
+    from foakit.bench.sobench.questions_synth import sector_of
+    from foakit.bench.sobench.questions_varied import SECTOR_WORDS
+
+    name, margin = sector_of(az)
+    c = parse_question(f"What do you hear {SECTOR_WORDS[name][k]}?")
+    diff = abs((c.azimuth_deg - az + 180.0) % 360.0 - 180.0)
+    assert c.azimuth_kind == "word" and diff <= AZIMUTH_HALFWIDTH_DEG["word"] + 1e-9
+    hour = round(-az / 30.0) % 12 or 12
+    c = parse_question(f"What do you hear at {hour} o'clock?")
+    diff = abs((c.azimuth_deg - az + 180.0) % 360.0 - 180.0)
+    assert c.azimuth_kind == "clock" and diff <= AZIMUTH_HALFWIDTH_DEG["clock"] + 1e-9
+
+
+@given(st.sampled_from(VOCAB), st.sampled_from(["", "a ", "the ", "two ", "the loud "]),
+       st.sampled_from(["", "ringing ", "distant ", "faint "]),
+       st.sampled_from(["{}", "plural", "{}'s sound", "{}' sound"]))
+def test_a_class_is_found_with_article_adjective_plural_or_possessive(label, art, adj, form):
+    plural = label + ("es" if label.endswith(("s", "x", "ch", "sh")) else "s")
+    word = plural if form == "plural" else form.format(label)
+    assert class_mentions(f"Is {art}{adj}{word} on the left?", VOCAB) == [label]
 
 
 # ---- the dsp baseline across phrasings ------------------------------------------------
