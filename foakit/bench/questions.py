@@ -2,6 +2,7 @@
 
 Benchmark-neutral: the SO-Bench baselines and audit read their questions with it, and any
 benchmark whose questions or answer options name directions, times or orders can.
+:func:`class_mentions` finds the sound classes a text names.
 """
 
 from __future__ import annotations
@@ -386,14 +387,20 @@ def _cues(text: str) -> Cues:
 def parse_question(question: str) -> Cues:
     """Read what a question says about the event it means.
 
-    Direction words (front, front-left, "ahead and to the left", left, behind, ...,
-    above, below, "at ear level"), clock positions ("at 2 o'clock"), explicit angles ("60
-    degrees", "azimuth -30", "30 degrees to your left", "20 degrees above"), times ("at
-    3.2 s", "between 2 and 4 s", "1.2-3.4 s", "after 5 s"), order words (first, second,
-    last) and superlatives (closest, loudest, ...).  Instruction sentences ("Answer in one
-    sentence ...") and angle convention explanations are ignored, and so are answer options
-    ("left or right").
-    Sound class names are not cues: signal analysis cannot recognise them.
+    Direction words (front, front-left, "ahead and to the left", left, "behind you on the
+    right", ..., "slightly to the right" (-22.5, a sector word), above, below, "at ear
+    level"), clock positions ("at 2 o'clock", "at two o'clock"), explicit angles ("60
+    degrees", "azimuth -45°", "30° left", "30 degrees to your left", "20 degrees above"),
+    times ("at 3.2 s", "between 2 and 4 s", "1.2-3.4 s", "after 5 s", "in the first 3
+    seconds"), parts of the clip ("in the second half", "the last third", "in the last 3
+    seconds": :attr:`Cues.window_frac`, :attr:`Cues.window_last_s`, seconds once the
+    duration is known, :func:`resolve_window`), order words (first, second, 3rd, last),
+    superlatives (closest, loudest, ...) and "before" / "after" another sound
+    (:attr:`Cues.relation`, with that sound's own cues in :attr:`Cues.anchor`).
+    Instruction sentences ("Answer in one sentence ...") and angle convention explanations
+    are ignored, and so are answer options ("left or right") and the clip's length ("this
+    10-second clip").  Cue-like phrases it cannot read go to :attr:`Cues.unparsed`.
+    Sound class names are not cues here (:func:`class_mentions` finds them).
     """
     return _cues(_core_text(question))
 

@@ -14,6 +14,9 @@ Every question is ``PREAMBLE + " " + core + " " + ENDING`` where the preamble is
 
 Moving sources are asked about only in ``classify_motion``, ``detect_time`` and
 ``count_sources``; they still block location phrases their path passes through.
+
+This is the ``"house"`` wording; ``make_qa_items(..., wording="varied")`` draws the questions
+from :mod:`~foakit.bench.sobench.questions_varied` instead (same truth, other words).
 """
 
 from __future__ import annotations
