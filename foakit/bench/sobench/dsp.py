@@ -159,9 +159,10 @@ def _describe(ev: Mapping[str, Any]) -> str:
             + f", motion {ev.get('motion', 'stationary')}")
 
 
-def _dsp_relation(item: QAItem, blocks: list[dict]) -> dict:
+def _dsp_relation(item: QAItem, blocks: list[dict], duration_s: float | None = None) -> dict:
     refs = referents(item.question)
-    picked = [select_event(blocks, c) for c in refs[:2]] if len(refs) >= 2 else []
+    picked = [select_event(blocks, c.with_duration(duration_s)) for c in refs[:2]] \
+        if len(refs) >= 2 else []
     if len(picked) < 2 or picked[0][0] is None or picked[1][0] is None or \
             picked[0][0].get("source") == picked[1][0].get("source"):
         return abstain_row(item, "dsp", "the two sounds are named by their sound class, "
@@ -222,7 +223,8 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
     blocks = source_blocks([e for e in clip.get("events") or []
                             if e.get("azimuth_deg") is not None
                             and e.get("elevation_deg") is not None])
-    cues = parse_question(item.question)
+    # "in the first half", "the last 3 seconds": windows in seconds for this clip's duration
+    cues = parse_question(item.question).with_duration(clip.get("duration_s"))
     if task == "count_sources":
         n, why = _count(clip, blocks, cues)
         n_dirs = len({b["source"] for b in blocks})
@@ -232,7 +234,7 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
     if not blocks:
         return abstain_row(item, "dsp", "the analysis found no sound event in this clip")
     if task in ("relative_left_right", "compare_elevation", "compare_distance"):
-        return _dsp_relation(item, blocks)
+        return _dsp_relation(item, blocks, clip.get("duration_s"))
     ev, why = select_event(blocks, cues)
     moving = [b for b in blocks if str(b.get("motion", "stationary")) != "stationary"]
     if task == "classify_motion" and cues.empty and moving and len(blocks) > 1:
@@ -306,4 +308,8 @@ def dsp_predictions(items: Sequence[QAItem], clips: Mapping[str, Mapping[str, An
                                     detail=str(clip.get("error") or "unknown error")))
         else:
             rows.append(_dsp_one(item, clip))
+            unread = parse_question(item.question).unparsed
+            if unread:  # cue-like words the parser could not read: said, never guessed
+                rows[-1]["foakit"]["evidence"] += "; not read from the question: " + \
+                    ", ".join(repr(u) for u in unread)
     return rows

@@ -14,6 +14,9 @@ Every question is ``PREAMBLE + " " + core + " " + ENDING`` where the preamble is
 
 Moving sources are asked about only in ``classify_motion``, ``detect_time`` and
 ``count_sources``; they still block location phrases their path passes through.
+
+This is the ``"house"`` wording; ``make_qa_items(..., wording="varied")`` draws the questions
+from :mod:`~foakit.bench.sobench.questions_varied` instead (same truth, other words).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 from ...conventions import azimuth_difference, wrap_azimuth
 from ...errors import ParameterError
 from ...synth.scene import Scene, Source
+from . import questions_varied
 
 __all__ = [
     "GENERATED_TASKS",
@@ -41,6 +45,8 @@ __all__ = [
     "sector_of",
     "check_tasks",
     "make_qa_items",
+    "WORDINGS",
+    "check_wording",
 ]
 
 TASK_QUESTION_CLASS = {
@@ -486,6 +492,18 @@ _BUILDERS: dict[str, Callable[[_Ctx], Item | None]] = {
 }
 
 
+#: Question wordings: ``"house"`` (the templates above) and ``"varied"``
+#: (:mod:`~foakit.bench.sobench.questions_varied`: other preambles, endings, templates).
+WORDINGS = ("house", "varied")
+
+
+def check_wording(wording: str) -> str:
+    """``wording`` validated."""
+    if wording not in WORDINGS:
+        raise ParameterError(f"{wording=!r} is not one of {WORDINGS}")
+    return wording
+
+
 def check_tasks(tasks: Sequence[str] | None) -> tuple[str, ...]:
     """``tasks`` validated (None = all of :data:`GENERATED_TASKS`)."""
     if tasks is None:
@@ -503,6 +521,7 @@ def make_qa_items(
     rng: np.random.Generator,
     *,
     tasks: Sequence[str] | None = None,
+    wording: str = "house",
 ) -> list[dict[str, Any]]:
     """At most one QA item per task that the scene supports.
 
@@ -514,6 +533,8 @@ def make_qa_items(
         Chooses sources, templates and phrasing.
     tasks : sequence of str or None
         Subset of :data:`GENERATED_TASKS` (None = all).
+    wording : {"house", "varied"}
+        The question wording (:data:`WORDINGS`); the truth is the same either way.
 
     Returns
     -------
@@ -522,14 +543,18 @@ def make_qa_items(
         ``canonical_answer``, ``answer_meta`` and ``source_refs`` (indices into
         ``scene.sources`` the item is about).
     """
+    varied = check_wording(wording) == "varied"
+    builders = questions_varied.BUILDERS if varied else _BUILDERS
+    preambles = questions_varied.VARIED_PREAMBLES if varied else PREAMBLES
+    endings = questions_varied.VARIED_ENDINGS if varied else ENDINGS
     ctx = _Ctx(scene, rng)
     items = []
     for task in check_tasks(tasks):
-        built = _BUILDERS[task](ctx)
+        built = builders[task](ctx)
         if built is None:
             continue
         core, answer, canonical, meta, refs = built
-        question = f"{ctx.pick(PREAMBLES)} {core} {ENDINGS[task]}"
+        question = f"{ctx.pick(preambles)} {core} {endings[task]}"
         items.append({
             "task_name": task,
             "question_class": TASK_QUESTION_CLASS[task],

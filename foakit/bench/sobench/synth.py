@@ -20,13 +20,14 @@ from ...errors import ParameterError
 from ...synth.layouts import draw_scenes, hex_id, truth_line, write_jsonl, write_wav
 from ...synth.render import render_scene
 from ...synth.scene import Scene, random_scene
-from .questions_synth import check_tasks, make_qa_items
+from .questions_synth import check_tasks, check_wording, make_qa_items
 
 __all__ = ["make_demo_corpus", "write_sobench_corpus"]
 
 
 def _write_sobench(root: Path, scenes: Sequence[Scene], *, seed: int, channel_order: str,
-                   engine: str, tasks: Sequence[str] | None, subtype: str) -> None:
+                   engine: str, tasks: Sequence[str] | None, subtype: str,
+                   wording: str = "house") -> None:
     order = check_channel_order(channel_order)
     qa_rows, truth = [], []
     for i, scene in enumerate(scenes):
@@ -35,7 +36,8 @@ def _write_sobench(root: Path, scenes: Sequence[Scene], *, seed: int, channel_or
         gain = write_wav(root / rel, render_scene(scene, engine=engine), scene.sample_rate,
                          channel_order=order, subtype=subtype)
         truth.append(truth_line(scene, audio_id, rel, gain, order, subtype))
-        items = make_qa_items(scene, np.random.default_rng([seed, i, 17]), tasks=tasks)
+        items = make_qa_items(scene, np.random.default_rng([seed, i, 17]), tasks=tasks,
+                              wording=wording)
         for item in items:
             qa_rows.append({
                 "qa_id": "qa_" + hex_id(audio_id, item["task_name"], item["question"]),
@@ -71,6 +73,7 @@ def write_sobench_corpus(
     engine: str = "auto",
     tasks: Sequence[str] | None = None,
     subtype: str = "PCM_16",
+    wording: str = "house",
 ) -> list[Scene]:
     """Write a random SO-Bench-layout corpus with exact truth.
 
@@ -98,6 +101,8 @@ def write_sobench_corpus(
         Tasks to generate.
     subtype : str
         Wav sample format.
+    wording : {"house", "varied"}
+        Question wording (:data:`~foakit.bench.sobench.questions_synth.WORDINGS`).
 
     Returns
     -------
@@ -105,11 +110,12 @@ def write_sobench_corpus(
         The scenes, in clip order.
     """
     check_tasks(tasks)
+    check_wording(wording)
     scenes = draw_scenes(n_clips, [int(seed), 1], n_sources=n_sources, duration_s=duration_s,
                           sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
                           allow_motion=allow_motion)
     _write_sobench(Path(root), scenes, seed=int(seed), channel_order=channel_order,
-                   engine=engine, tasks=tasks, subtype=subtype)
+                   engine=engine, tasks=tasks, subtype=subtype, wording=wording)
     return scenes
 
 
