@@ -154,3 +154,19 @@ def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
                 e = energy[t, f]
                 out[k, t] += [*(e * v / norm), e, e if votes[t, f] >= e else 0.0]
     return out
+
+
+def naive_exact_mentions(text, vocab):
+    """Vocabulary terms spelled exactly in ``text`` (lower case, whole words), in text order;
+    a character belongs to the first term of ``vocab`` that covers it."""
+    import re
+
+    low = " " + re.sub(r"[^a-z0-9' -]", " ", text.lower()) + " "
+    taken = [False] * len(low)
+    found = []
+    for v in vocab:
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", low):
+            if not any(taken[m.start():m.end()]):
+                taken[m.start():m.end()] = [True] * (m.end() - m.start())
+                found.append((m.start(), v))
+    return [v for _, v in sorted(found)]

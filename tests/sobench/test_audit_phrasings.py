@@ -1,7 +1,7 @@
-"""SO-Bench audit: the same scene asked in six ways gets the same verdicts.
+"""SO-Bench audit: the same scene asked in seven ways gets the same verdicts.
 
 One two-source plane-wave scene (a dog at 60 deg azimuth / 20 deg elevation, 0.5-2.0 s; a
-gong at -90 / -10 deg, 2.0-3.5 s).  Every label is asked about in six phrasings (class
+gong at -90 / -10 deg, 2.0-3.5 s).  Every label is asked about in seven phrasings (class
 names with and without article, plural, possessive, a descriptive word, or only the
 direction), once with its true value and once corrupted; the verdict may not depend on the
 phrasing.
@@ -22,6 +22,7 @@ DOG_REFS = (
     "the dog",
     "the barking dog",
     "the dog's barking",
+    "the barking of the dogs",
     "the sound at about 60 degrees azimuth",
     "the sound at 10 o'clock",
 )
@@ -36,7 +37,7 @@ QUESTIONS = {
                             {"onset_time": 2.4}),
 }
 # phrasings that give only a direction ask about azimuth labels by another cue
-AZIMUTH_ONLY_REFS = DOG_REFS[:4] + ("the first sound", "the sound that starts first")
+AZIMUTH_ONLY_REFS = DOG_REFS[:5] + ("the first sound", "the sound that starts first")
 CONTEXT = [
     QAItem(qa_id="ctx1", audio_path="audio/test/a.wav", task_name="identify_source_by_doa",
            question="Which sound comes from about 60 degrees azimuth?",

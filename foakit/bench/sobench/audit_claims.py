@@ -12,10 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ...conventions import azimuth_difference, wrap_azimuth
-from ..questions import AZIMUTH_HALFWIDTH_DEG
+from ..questions import AZIMUTH_HALFWIDTH_DEG, class_mentions
 from .audit_config import SobenchAuditConfig
 from .format import SOURCE_TASKS, QAItem, parse_question
 
@@ -78,19 +76,6 @@ def class_vocabulary(items: list[QAItem]) -> list[str]:
                     break
                 words.pop()
     return sorted(vocab, key=lambda v: (-len(v), v))
-
-
-def _mentions(text: str, vocab: list[str]) -> list[str]:
-    """Vocabulary terms in ``text`` in order of appearance (longest match wins)."""
-    low = " " + re.sub(r"[^a-z0-9' -]", " ", text.lower()) + " "
-    taken = np.zeros(len(low), bool)
-    found = []
-    for v in vocab:
-        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", low):
-            if not taken[m.start():m.end()].any():
-                taken[m.start():m.end()] = True
-                found.append((m.start(), v))
-    return [v for _, v in sorted(found)]
 
 
 @dataclass
@@ -268,8 +253,8 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
     cc = ClipClaims(audio_id=audio_id, audio_path=items[0].audio_path, items=list(items))
     pending = []
     for it in items:
-        ans = _mentions(it.answer, vocab)
-        q = _mentions(it.question, vocab)
+        ans = class_mentions(it.answer, vocab)
+        q = class_mentions(it.question, vocab)
         if it.task_name in SOURCE_TASKS:
             subj = _norm_class(it.canonical_answer) or (ans[0] if ans else None)
         elif it.task_name in _RELATION_WORDS:
