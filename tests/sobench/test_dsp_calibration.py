@@ -162,3 +162,18 @@ def test_fit_and_calibration_errors_name_the_bad_value():
                        (dict(bin_hit_rates=(0.5,)), "bin_hit_rates")):
         with pytest.raises(ParameterError, match=match):
             DistanceCalibration(**{**kw, **bad})
+
+
+def test_a_question_by_class_is_not_assumed_to_mean_the_moving_sound():
+    loud = _event(motion="stationary", azimuth_start_deg=10.0, azimuth_end_deg=10.0,
+                  energy_db=-10.0, confidence=0.5, source=0)
+    mover = _event(azimuth_deg=-90.0, onset_s=5.0, offset_s=8.0, energy_db=-25.0,
+                   azimuth_start_deg=-120.0, azimuth_end_deg=-60.0, confidence=0.4, source=1)
+    clip = {"path": PATH, "status": "ok", "channels": 4, "n_sources": 2,
+            "events": [loud, mover]}
+    row = ask("classify_motion", clip, "Is the sound of the dog stationary or moving?")
+    assert row["foakit"]["values"] == {"motion_label": "stationary"}
+    assert "most salient" in row["foakit"]["why"]
+    # asked by its time, the moving sound is found and answered moving
+    row = ask("classify_motion", clip, "Is the sound heard at 6 s stationary or moving?")
+    assert row["foakit"]["values"] == {"motion_label": "moving_left"}

@@ -209,7 +209,7 @@ def gated_motion(event: Mapping[str, Any], gate: MotionGate = MOTION_GATE
     motion : str
         ``"stationary"``, ``"left_to_right"`` or ``"right_to_left"`` (analysis labels).
     info : dict
-        ``raw`` (the analysis label), ``change_deg``, ``confidence``, ``strong`` (bool)
+        ``raw`` (the analysis label), ``change_deg``, ``event_confidence``, ``strong`` (bool)
         and ``text`` (one sentence for the evidence).
     """
     raw = str(event.get("motion") or "stationary")
@@ -228,7 +228,7 @@ def gated_motion(event: Mapping[str, Any], gate: MotionGate = MOTION_GATE
                 ("strong evidence, answered moving" if strong else
                  "weak evidence (reverberation moves a diffuse event's direction), answered "
                  "stationary"))
-    info = {"raw": raw, "change_deg": round(change, 1), "confidence": round(conf, 4),
+    info = {"raw": raw, "change_deg": round(change, 1), "event_confidence": round(conf, 4),
             "strong": strong, "text": text}
     return (raw if strong else "stationary"), info
 

@@ -245,7 +245,7 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
     elif task == "estimate_distance":
         d, calib = calibrated_distance(ev)
         values = {"distance_m": d}
-        desc += f"; distance {calib['text']}"
+        desc += f"; distance answer: {calib['text']}"
     elif task == "onset_from_location":
         values = {"onset_time_s": round(float(ev["onset_s"]), 2)}
     elif task in ("detect_time", "spatial_temporal"):
