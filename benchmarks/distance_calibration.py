@@ -6,6 +6,14 @@ on foakit.synth rooms (RT60 0.2-0.8 s, SNR 15-30 dB, 0.8-4.5 m, built-in ISM eng
 reports the error of the fitted and of the current default ``distance_rc_m``.
 
     python benchmarks/distance_calibration.py [--clips 80] [--seed 0]
+
+``--dsp`` fits instead the SO-Bench dsp baseline's blind distance answer
+(:data:`foakit.bench.sobench.calibration.DISTANCE_CALIBRATION`) on the TUNING corpora only:
+``write_sobench_corpus`` seeds 100-103 with both engines (ism, pyroomacoustics), RT60 0.2-0.8 s,
+1-3 sources, 10 s, 16 kHz for even seeds and 24 kHz for odd ones, plus the anechoic seed 104
+(ism); the measurement families of benchmarks/sobench_dsp_vs_prior.py use seeds 200 and up.
+
+    python benchmarks/distance_calibration.py --dsp [--clips 60]
 """
 
 from __future__ import annotations
@@ -36,13 +44,74 @@ def collect(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(psis), np.asarray(dists)
 
 
+#: (seed, engine, sample rate, RT60 range) of the dsp calibration's tuning corpora
+TUNING = [(seed, engine, 16000 if seed % 2 == 0 else 24000, (0.2, 0.8))
+          for seed in (100, 101, 102, 103) for engine in ("ism", "pyroomacoustics")] + \
+    [(104, "ism", 16000, None)]
+
+
+def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[float]]:
+    """Cue and truth of the events the dsp baseline answers estimate_distance from."""
+    from pathlib import Path
+
+    from foakit.bench.sobench.baselines import run_baseline
+    from foakit.bench.sobench.format import load_qa
+    from foakit.bench.sobench.synth import write_sobench_corpus
+
+    conf, truth, no_cue = [], [], []
+    for seed, engine, sr, rt60 in TUNING:
+        root = Path(tmp) / f"{seed}_{engine}"
+        write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=10.0,
+                             rt60_s=rt60, n_sources=(1, 3), allow_motion=True, engine=engine,
+                             tasks=["estimate_distance"])
+        items = {it.qa_id: it for it in load_qa(root, "test").items}
+        run = run_baseline(root, "dsp", analysis_dir=root / "analysis", workers=1)
+        for row in run.predictions:
+            ev, d = row["foakit"]["event"], items[row["qa_id"]].answer_meta.get("distance_m")
+            if ev is None or d is None:
+                continue
+            if ev.get("distance_m") is None or ev.get("confidence") is None:
+                no_cue.append(float(d))
+            else:
+                conf.append(float(ev["confidence"]))
+                truth.append(float(d))
+    return conf, truth, no_cue
+
+
+def main_dsp(n_clips: int) -> int:
+    import tempfile
+
+    from foakit.bench.sobench.calibration import DISTANCE_CALIBRATION, fit_distance_calibration
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conf, truth, no_cue = collect_dsp(n_clips, tmp)
+    cal = fit_distance_calibration(conf, truth, no_cue_truth_m=no_cue)
+    t, c = np.asarray(truth), np.asarray(conf)
+    for name, k in (("fitted", cal), ("in use", DISTANCE_CALIBRATION)):
+        ans = np.array([k.answer(x) for x in c])
+        within = np.mean(np.abs(ans - t) <= 1.0)
+        print(f"{name}: within 1 m {within:.1%} of {len(t)} events with a cue; constant "
+              f"{k.constant_m:g} m on {len(no_cue)} without: "
+              f"{np.mean(np.abs(k.constant_m - np.asarray(no_cue)) <= 1.0):.1%}")
+    print(f"constant alone on the cue events: "
+          f"{np.mean(np.abs(cal.constant_m - t) <= 1.0):.1%}; "
+          f"corr(log r, log confidence) {np.corrcoef(np.log(t), np.log(c))[0, 1]:.2f}")
+    print(cal)
+    return 0
+
+
 def main() -> int:
     from foakit.params import AnalysisParams
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=int, default=80)
+    ap.add_argument("--clips", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dsp", action="store_true",
+                    help="fit the SO-Bench dsp blind distance answer on the tuning corpora")
     args = ap.parse_args()
+    if args.dsp:
+        return main_dsp(args.clips or 60)
+    args.clips = args.clips or 80
     psi, dist = collect(args.clips, args.seed)
     g = np.sqrt(np.clip(psi, 1e-6, 1 - 1e-6) / np.clip(1 - psi, 1e-6, None))
     rc = float(np.median(dist / g))

@@ -19,6 +19,7 @@ from foakit.bench.sobench.baselines import (
     select_event,
     source_blocks,
 )
+from foakit.bench.sobench.calibration import DISTANCE_CALIBRATION
 from foakit.bench.sobench.format import TASKS, QAItem, load_qa, parse_question, read_predictions
 from foakit.bench.sobench.scoring import ScoreConfig, extract_text_values, score_predictions
 from foakit.errors import ParameterError
@@ -234,7 +235,11 @@ def test_dsp_answers_from_clip_records():
     assert rows["nw"]["foakit"]["values"] == {"count": 1}
     assert rows["mo"]["foakit"]["values"] == {"motion_label": "moving_left"}
     assert rows["mo"]["prediction"].startswith("Moving left")
-    assert rows["di"]["foakit"]["values"] == {"distance_m": 3.5}
+    # the last event (analysis proxy 3.5 m) answered by the calibrated blind distance
+    assert rows["di"]["foakit"]["event"]["distance_m"] == 3.5
+    assert rows["di"]["foakit"]["values"] == {
+        "distance_m": round(DISTANCE_CALIBRATION.answer(0.9), 2)}
+    assert rows["di"]["foakit"]["calibration"]["method"] == "calibrated"
     assert rows["lr"]["foakit"]["values"] == {"left_right": "left"}
     assert "right" not in rows["lr"]["prediction"].lower()
     assert rows["cd"]["prediction"].startswith("The sound at 2 s is closer")

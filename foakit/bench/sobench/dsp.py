@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .answers import (
-    DISTANCE_FALLBACK_M,
     REL_KEY,
     REL_PHRASE,
     SECTORS,
@@ -20,6 +19,7 @@ from .answers import (
     prediction_row,
     sector_index,
 )
+from .calibration import calibrated_distance, gated_motion
 from .format import (
     SOURCE_TASKS,
     Cues,
@@ -235,30 +235,27 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
         return abstain_row(item, "dsp", "the analysis found no sound event in this clip")
     if task in ("relative_left_right", "compare_elevation", "compare_distance"):
         return _dsp_relation(item, blocks, clip.get("duration_s"))
+    # classify_motion takes the event as every task does: a question that names its sound
+    # by class does not say it is the moving one, so a moving event is not preferred
     ev, why = select_event(blocks, cues)
-    moving = [b for b in blocks if str(b.get("motion", "stationary")) != "stationary"]
-    if task == "classify_motion" and cues.empty and moving and len(blocks) > 1:
-        ev = dict(max(moving, key=_salience))
-        why = ("the question asks about motion without saying which sound (it names it by "
-               f"class); took the most salient of the {len(moving)} moving event(s)")
     brief, desc = _event_brief(ev), _describe(ev)
+    calib: dict | None = None
     if task == "estimate_azimuth":
         values = {"angle_deg": round(float(ev["azimuth_deg"])) + 0.0}  # as the text says
     elif task == "estimate_elevation":
         values = {"elevation_deg": round(float(ev["elevation_deg"])) + 0.0}
     elif task == "estimate_distance":
-        d = ev.get("distance_m")
-        if d is None:
-            proxy = ev.get("distance_proxy") or "no proxy"
-            d, why = DISTANCE_FALLBACK_M, why + f"; no distance estimate ({proxy}), " \
-                f"answered {DISTANCE_FALLBACK_M:g} m, a typical indoor distance"
-        values = {"distance_m": round(float(d), 2)}
+        d, calib = calibrated_distance(ev)
+        values = {"distance_m": d}
+        desc += f"; distance answer: {calib['text']}"
     elif task == "onset_from_location":
         values = {"onset_time_s": round(float(ev["onset_s"]), 2)}
     elif task in ("detect_time", "spatial_temporal"):
         values = {"time_span": [round(float(ev["onset_s"]), 2), round(float(ev["offset_s"]), 2)]}
     elif task == "classify_motion":
-        values = {"motion_label": _DSP_MOTION.get(str(ev.get("motion")), "moving")}
+        motion, calib = gated_motion(ev)
+        values = {"motion_label": _DSP_MOTION.get(motion, "moving")}
+        desc += f"; motion gate: {calib['text']}"
     else:
         return abstain_row(item, "dsp", f"foakit has no answer for task {task!r}")
     text = phrase_answer(task, values)
@@ -269,7 +266,10 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
         text = text[:-1] + (f": its azimuth goes from {float(ev['azimuth_start_deg']):.0f} to "
                             f"{float(ev['azimuth_end_deg']):.0f} degrees."
                             if ev.get("azimuth_start_deg") is not None else ".")
-    return prediction_row(item, "dsp", text, values=values, event=brief, evidence=desc, why=why)
+    row = prediction_row(item, "dsp", text, values=values, event=brief, evidence=desc, why=why)
+    if calib is not None:  # the calibrated / gated answer's structured evidence
+        row["foakit"]["calibration"] = {k: v for k, v in calib.items() if k != "text"}
+    return row
 
 
 def _count(clip: Mapping[str, Any], blocks: list[dict], cues: Cues) -> tuple[int, str]:
