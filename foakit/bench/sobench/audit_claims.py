@@ -51,8 +51,10 @@ def _norm_class(text: str) -> str:
 def class_vocabulary(items: list[QAItem]) -> list[str]:
     """Sound-class names a corpus uses, longest first.
 
-    From the canonical answers of the source tasks and from "the sound of the X" phrases
-    in questions (X = up to two words, cut at verbs and prepositions, kept when some answer
+    From the canonical answers of the source tasks, from the head noun of a label item's
+    answer subject when its question names it too ("The chirping bird is heard ..." for
+    "When is the bird heard?"), and from "the sound of the X" phrases in questions (X = up
+    to two words, cut at verbs and prepositions, kept when some answer
     of the corpus names it too).
     """
     vocab: set[str] = set()
@@ -75,7 +77,40 @@ def class_vocabulary(items: list[QAItem]) -> list[str]:
                     vocab.add(name)
                     break
                 words.pop()
+    for it in items:
+        head = _answer_subject(it)
+        if not head or any(head in v.split() for v in vocab):
+            continue  # "bell" of "The church bell ...": "church bell" names it already
+        if re.search(rf"(?<![a-z]){re.escape(head)}(?:e?s)?(?![a-z])", it.question.lower()):
+            vocab.add(head)
     return sorted(vocab, key=lambda v: (-len(v), v))
+
+
+# an answer that opens with its subject ("The chirping bird is heard from ...")
+_SUBJECT = re.compile(r"^\s*(?:the|an?)\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(?:is|are|was|"
+                      r"were|starts?|begins?|can|comes?|sounds?|arrives?|moves?|stays?|"
+                      r"remains?|stops?|ends?|lasts?)\b")
+# head nouns that name no class of their own
+_GENERIC = {"sound", "sounds", "source", "sources", "noise", "event", "one", "thing",
+            "signal", "audio", "clip", "recording", "answer", "it", "sound's"}
+
+
+def _answer_subject(it: QAItem) -> str | None:
+    """The head noun of a label item's answer subject ("bird" in "The chirping bird is heard
+    from 8.0s"), when the answer opens with one; None for source tasks, whose class is their
+    canonical answer."""
+    if it.task_name in SOURCE_TASKS:
+        return None
+    m = _SUBJECT.match(it.answer.lower())
+    if m is None:
+        return None
+    words = _norm_class(m.group(1)).split()
+    owner = [w for w in words if w.endswith("'s")]  # "the dog's barking": the dog
+    if owner:
+        words = [owner[0]]
+    if not words or words[-1] in _GENERIC or words[-1] in _STOP:
+        return None
+    return words[-1].removesuffix("'s")
 
 
 @dataclass

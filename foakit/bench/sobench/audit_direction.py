@@ -251,6 +251,13 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                 f"the signal shows the source at the opposite elevation in "
                                 f"{w[0]:.1f}-{w[1]:.1f} s: prominence {p_flip:.2f} at "
                                 f"{-label:.0f} deg against {p:.2f} at the label", ev)
+    vote = ev.get("onset_vote")
+    if reverberant and vote is not None and vote["flipped"] > vote["label"]:
+        # the map's elevation is no more trusted to confirm than to contradict here
+        return LabelVerdict(key, fld, "unverifiable", label, estimate,
+                            reason=f"reverberant window (diffuseness {sig['psi']:.2f}) and "
+                                   f"the onsets lean to the mirrored elevation "
+                                   f"({vote['flipped']} against {vote['label']})", evidence=ev)
     if p >= cfg.agree_prom:
         return LabelVerdict(key, fld, "consistent", label, estimate, evidence=ev)
     doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
