@@ -263,3 +263,18 @@ def test_class_mentions_is_the_exact_matcher_on_exact_mentions(words, vocab):
     vocab = sorted(vocab, key=len, reverse=True)
     text = " ".join(words)
     assert class_mentions(text, vocab) == _mentions(text, vocab)
+
+
+@pytest.mark.parametrize("question, azimuth", [
+    ("What is the sound at an azimuth of about -68 degrees? (0 degrees is straight ahead and "
+     "positive angles turn to the left.)", -68.0),
+    ("Name the sound in this clip. (0 degrees is straight ahead and positive angles turn to "
+     "the left.)", None),
+    ("How far round from straight ahead is the dog?", None),
+    ("What is the angle relative to the front of the sound at 2 o'clock?", -60.0),
+    ("Which sound comes from straight ahead?", 0.0),
+    ("Give the azimuth; azimuth increases towards the left. Where is the sound on your "
+     "right?", -90.0),
+])
+def test_angle_conventions_and_reference_frames_are_not_cues(question, azimuth):
+    assert parse_question(question).azimuth_deg == azimuth

@@ -18,8 +18,19 @@ _NUM = r"[-+]?\d+(?:\.\d+)?"
 _SEC = r"(?:s|sec|secs|seconds?)\b"
 _INSTRUCTION = re.compile(r"^\s*(?:listen|answer|respond|reply|report|give|provide|use|please|"
                           r"state|express|based on|note|assume|format|round)\b", re.I)
+# an angle convention stated in passing: "(0 degrees is straight ahead and positive angles
+# turn to the left)", "positive is above ear level", "azimuth increases to the left"
 _CONVENTION = re.compile(r"clockwise|convention|=|\bmeans\b|\branges?\b|\bbuckets?\b|"
-                         r"\bmeasured\b", re.I)
+                         r"\bmeasured\b|\b0\s*(?:°|º|degrees?\b|deg\b)\s*(?:is|are|points?|"
+                         r"lies|faces|corresponds)\b|\bpositive\s+(?:values?\s+|angles?\s+|"
+                         r"numbers?\s+)?(?:is|are|mean|turn|go|point|increase)|\bincreas\w*\s+"
+                         r"(?:to(?:wards?)?|counter)", re.I)
+# "how far round from straight ahead", "the angle relative to the front": the frame an angle
+# is measured in, not where the sound is
+_REFERENCE = re.compile(r"\b(?:far|angle|degrees?|away|off|round|around|turned|measured)\s+"
+                        r"(?:\w+\s+)?(?:from|relative to)\s+(?:straight\s+)?(?:ahead|the front|"
+                        r"forward|your nose)\b|\brelative to (?:straight\s+)?(?:ahead|the front|"
+                        r"forward)\b")
 # "a 10-second clip", "this 20 s recording": the clip's length, not a time in it
 _CLIP_LENGTH = re.compile(rf"\b{_NUM}[\s-]*(?:s|sec|secs|seconds?)[\s-]+(?:long\s+)?(?:clip|"
                           r"recording|audio|scene|excerpt|file|segment)\b")
@@ -264,6 +275,7 @@ def _cues(text: str) -> Cues:
     c = Cues(text=" ".join(text.split()))
     t = _OPTIONS.sub(lambda m: " " * len(m.group(0)), text.lower())
     t = _CLIP_LENGTH.sub(lambda m: " " * len(m.group(0)), t)
+    t = _REFERENCE.sub(lambda m: " " * len(m.group(0)), t)
     m = _RELATION.search(t)
     if m and not _TIME_ANCHOR.match(m.group(2)):
         c.relation = "before" if m.group(1).startswith(("before", "preced")) else "after"

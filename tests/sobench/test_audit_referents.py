@@ -28,7 +28,7 @@ def test_a_direction_only_item_is_about_the_class_placed_there():
     ]
     cc = claims(items)
     assert cc.subject["e"] == "dog" and cc.subject["t"] == "gong"
-    assert cc.by_direction == {"e", "t"} and not cc.pseudo
+    assert cc.by_cue == {"e", "t"} and not cc.pseudo
     assert [(t.cls, t.kind) for t in cc.times] == [("gong", "span")]
     assert any(d.cls == "dog" and d.el == 20.0 and d.source == "label" for d in cc.dirs)
 
@@ -108,3 +108,48 @@ def test_a_relation_never_flags_against_a_label_the_audit_did_not_confirm():
                     "The dog is to the left of the gong.", "left")
     v, _ = audit_clip(claims(items), None)
     assert v[2].verdict == "consistent"
+
+
+def test_the_only_sound_a_start_time_and_an_order_word_name_a_class():
+    items = [
+        item("s", "detect_source", "What sound can be heard?", "A dog.", "dog"),
+        item("e", "estimate_elevation", "How high is the only source, in degrees?",
+             "About 10 degrees.", "10 degrees", {"elevation_deg": 10.0}),
+    ]
+    cc = claims(items)
+    assert cc.subject["e"] == "dog"
+    items = [
+        item("t1", "detect_time", "When is the dog heard?", "The dog is heard from 1 s to 3 s.",
+             "1.0s to 3.0s", {"time_span": [1.0, 3.0]}),
+        item("t2", "detect_time", "When is the gong heard?", "The gong is heard from 4 s to 6 s.",
+             "4.0s to 6.0s", {"time_span": [4.0, 6.0]}),
+        item("a", "estimate_azimuth", "What is the azimuth of the sound that starts around "
+             "4.1 s?", "Azimuth: 30 degrees.", "30 degrees", {"azimuth_deg": 30.0}),
+        item("c", "estimate_elevation", "At what elevation is the sound that begins at 8.0 s?",
+             "5 deg", "5 degrees", {"elevation_deg": 5.0}),
+    ]
+    cc = claims(items)
+    assert cc.subject["a"] == "gong"
+    # no named sound starts at 8 s: a source of its own, known by that start
+    assert cc.subject["c"] == "sound starting at 8.0 s" and cc.pseudo[cc.subject["c"]] is None
+    assert any(t.cls == cc.subject["c"] and t.kind == "onset" and t.a == 8.0 for t in cc.times)
+    assert cc.by_cue == {"a", "c"}
+
+
+def test_order_words_and_ambiguous_cues_leave_the_item_unassigned_and_say_why():
+    items = [
+        item("t1", "onset_from_location", "When does the dog start?", "The dog starts at 1.0 s.",
+             "1.0s", {"onset_time": 1.0}),
+        item("t2", "onset_from_location", "When does the gong start?",
+             "The gong starts at 1.2 s.", "1.2s", {"onset_time": 1.2}),
+        item("b", "estimate_azimuth", "What is the azimuth of the first sound?", "About 5.",
+             "5 degrees", {"azimuth_deg": 5.0}),
+        item("c", "estimate_elevation", "How high is the sound that starts at 1.1 s?", "10 deg",
+             "10 degrees", {"elevation_deg": 10.0}),
+    ]
+    cc = claims(items)
+    # the starts come from labels, which may be wrong: order words are not followed
+    assert cc.subject["b"] is None and "b" not in cc.unresolved
+    assert cc.subject["c"] is None and "dog, gong" in cc.unresolved["c"]
+    v, _ = audit_clip(cc, None)
+    assert "fits two named sounds" in next(x for x in v if x.key["qa_id"] == "c").reason

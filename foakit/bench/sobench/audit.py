@@ -93,7 +93,14 @@ from ...conventions import azimuth_difference, check_channel_order
 from ...errors import FoakitError
 from ...params import AnalysisParams
 from ..paths import resolved
-from .audit_claims import _RELATION_WORDS, ClipClaims, _num, class_vocabulary, clip_claims
+from .audit_claims import (
+    _RELATION_WORDS,
+    ClipClaims,
+    _num,
+    class_vocabulary,
+    clip_claims,
+    source_names,
+)
 from .audit_claims import DirClaim as DirClaim
 from .audit_claims import TimeClaim as TimeClaim
 from .audit_config import SobenchAuditConfig
@@ -134,8 +141,9 @@ def _audit_count(x: _Ctx, it: QAItem) -> LabelVerdict:
     cc = x.cc
     key = _key(cc, it)
     n = _num((it.answer_meta or {}).get("active_count"))
-    named = len(cc.classes)
-    ev = {"classes_named": sorted(cc.classes)}
+    named_sounds = source_names(cc)
+    named = len(named_sounds)
+    ev = {"classes_named": sorted(cc.classes), "sources_named": named_sounds}
     if x.doa is not None:
         ev["signal_sources"] = len({e.get("source") for e in x.doa.events})
     if n is None:
@@ -143,14 +151,15 @@ def _audit_count(x: _Ctx, it: QAItem) -> LabelVerdict:
                             evidence=ev)
     if n < named:
         return LabelVerdict(key, "count", "suspicious", n, named, 0.9,
-                            f"the clip's items name {named} different sounds "
-                            f"({', '.join(sorted(cc.classes))}) but the count is {n:g}", ev)
+                            f"the clip's source questions name {named} different sounds "
+                            f"({', '.join(named_sounds)}) but the count is {n:g}", ev)
     if n == named:
         return LabelVerdict(key, "count", "consistent", n, named, evidence=ev)
     if ev.get("signal_sources") is not None and ev["signal_sources"] >= n:
         return LabelVerdict(key, "count", "consistent", n, ev["signal_sources"], evidence=ev)
     return LabelVerdict(key, "count", "unverifiable", n, ev.get("signal_sources"),
-                        reason=f"only {named} sounds are named in this clip's items and the DSP "
+                        reason=f"only {named} sounds are named by this clip's source "
+                               "questions and the DSP "
                                "count is not reliable enough to confirm more", evidence=ev)
 
 
@@ -300,7 +309,7 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
                 v = audit_onset_by_direction(x, it)
             if v is None or v.verdict == "unverifiable":
                 v = _audit_time(x, it, t)
-                if (v.verdict == "unverifiable" and it.qa_id in cc.by_direction
+                if (v.verdict == "unverifiable" and it.qa_id in cc.by_cue
                         and it.task_name == "onset_from_location"):
                     v = audit_onset_by_direction(x, it) or v
             x.verdict[t.qa_id] = v
@@ -325,8 +334,10 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
             if v is not None:
                 x.verdict[it.qa_id] = v
                 continue
-        why = "the item names no sound class the audit can follow" \
-            if cc.subject.get(it.qa_id) is None else f"no {fld} label in answer_meta"
+        why = f"no {fld} label in answer_meta"
+        if cc.subject.get(it.qa_id) is None:
+            why = "the item names no sound class the audit can follow" + (
+                f" ({cc.unresolved[it.qa_id]})" if it.qa_id in cc.unresolved else "")
         x.verdict[it.qa_id] = LabelVerdict(_key(cc, it), fld, "unverifiable", None, reason=why)
     if not ok:
         why = f"audio not analysed: {clip.error}" if clip is not None else "audio not analysed"

@@ -23,6 +23,7 @@ __all__ = [
     "ClipClaims",
     "DirClaim",
     "TimeClaim",
+    "source_names",
 ]
 
 _DIRECTION_TASKS = ("identify_source_by_doa", "identify_source_by_location", "spatial_temporal",
@@ -92,7 +93,12 @@ _SUBJECT = re.compile(r"^\s*(?:the|an?)\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(?:i
                       r"remains?|stops?|ends?|lasts?)\b")
 # head nouns that name no class of their own
 _GENERIC = {"sound", "sounds", "source", "sources", "noise", "event", "one", "thing",
-            "signal", "audio", "clip", "recording", "answer", "it", "sound's"}
+            "signal", "audio", "clip", "recording", "answer", "it", "sound's", "distance",
+            "azimuth", "elevation", "direction", "angle", "onset", "start", "time", "span",
+            "interval", "count", "number", "total", "position", "location", "height", "level",
+            "motion", "movement", "relation", "first", "second", "third", "last", "final",
+            "earliest", "latest", "other", "same", "loudest", "quietest", "closest",
+            "nearest", "farthest", "left", "right", "front", "back"}
 
 
 def _answer_subject(it: QAItem) -> str | None:
@@ -168,10 +174,14 @@ class ClipClaims:
     moving : set of str
         Classes a motion answer calls moving.
     pseudo : dict
-        Sources known only by the direction class-less questions give them (name ->
-        azimuth, degrees); they are not in ``classes``.
-    by_direction : set of str
-        ``qa_id`` of the items whose class was found from their question's direction.
+        Sources known only by what class-less questions say of them (name -> azimuth in
+        degrees, or None when the question gave a start time or "the only sound"); they are
+        not in ``classes``.
+    by_cue : set of str
+        ``qa_id`` of the items whose class was found from another cue of their question (a
+        direction, a start time, "the only sound": :func:`_by_cue`).
+    unresolved : dict
+        ``qa_id`` -> why an item that names no class could not be given one.
     """
 
     audio_id: str
@@ -183,8 +193,9 @@ class ClipClaims:
     dirs: list[DirClaim] = field(default_factory=list)
     times: list[TimeClaim] = field(default_factory=list)
     moving: set[str] = field(default_factory=set)
-    pseudo: dict[str, float] = field(default_factory=dict)
-    by_direction: set[str] = field(default_factory=set)
+    pseudo: dict[str, float | None] = field(default_factory=dict)
+    by_cue: set[str] = field(default_factory=set)
+    unresolved: dict[str, str] = field(default_factory=dict)
 
 
 def _num(x: Any) -> float | None:
@@ -207,7 +218,7 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
     """Add what one item says about its class ``subj``."""
     meta = it.answer_meta or {}
     # direction context named in the question
-    if it.task_name in _DIRECTION_TASKS or subj in cc.pseudo:
+    if it.task_name in _DIRECTION_TASKS or subj in cc.pseudo or it.qa_id in cc.by_cue:
         cues = parse_question(it.question)
         if cues.azimuth_deg is not None:
             tol = cfg.explicit_tol_deg if cues.azimuth_explicit else \
@@ -218,6 +229,10 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
         elif cues.elevation_deg is not None:
             cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
                                     f"question of {it.task_name}"))
+    if subj in cc.pseudo and subj.startswith("sound starting at "):
+        t0 = float(subj.removeprefix("sound starting at ").removesuffix(" s"))
+        cc.times.append(TimeClaim(subj, "onset", t0, t0, it.qa_id,
+                                  f"question of {it.task_name}"))
     if it.task_name == "detect_source":
         cues = parse_question(it.question)
         if cues.window is not None and math.isfinite(cues.window[1]):
@@ -244,36 +259,95 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
                                   task=it.task_name))
 
 
-def _by_direction(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
-    """The class an item that names no class means by the direction its question gives.
+_ONLY = re.compile(r"\b(?:the|this)\s+(?:only|single|sole|one and only)\s+(?:sound|source|"
+                   r"event|thing|noise)\b|\bthe\s+(?:sound|source)\s+alone\b", re.I)
+_STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|onset|comes? in|first "
+                     r"appears?|sets? in)\b", re.I)
 
-    The one class whose directions from other questions (labels only when no question
-    places any class) lie within the cue's precision plus ``sector_slack_deg``; else a
-    source of its own, ``"sound at N deg"``, shared by the clip's other class-less items
-    pointing the same way, so their labels are checked against each other and against the
-    signal from that direction.  None when the question gives no azimuth, or when it asks
-    about several sounds (a relation).
+
+def source_names(cc: ClipClaims) -> list[str]:
+    """The sounds the clip's source tasks name as their answer, one per head noun (free text
+    names one sound in several ways: "the clapping", "hand claps")."""
+    heads: dict[str, str] = {}
+    for it in cc.items:
+        name = cc.subject.get(it.qa_id)
+        if it.task_name in SOURCE_TASKS and name and name not in cc.pseudo:
+            heads.setdefault(str(name).split()[-1], str(name))
+    return sorted(heads.values())
+
+
+def _named_onsets(cc: ClipClaims) -> dict[str, float]:
+    """Each named class's earliest start the corpus gives (spans and onsets)."""
+    out: dict[str, float] = {}
+    for t in cc.times:
+        if t.kind != "window" and t.cls not in cc.pseudo:
+            out[t.cls] = min(out.get(t.cls, math.inf), t.a)
+    return out
+
+
+def _pseudo(cc: ClipClaims, name: str, az: float | None) -> str:
+    cc.pseudo.setdefault(name, az)
+    return name
+
+
+def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
+    """The class an item that names no class means by what its question says instead.
+
+    * A direction: the one class whose directions from other questions (labels only when
+      no question places any class) lie within the cue's precision plus
+      ``sector_slack_deg``; else a source of its own, ``"sound at N deg"``, shared by the
+      clip's other class-less items pointing the same way, so their labels are checked
+      against each other and against the signal from that direction.
+    * "The only sound": the clip's one named class, or a source of its own.
+    * A start time ("the sound that starts around 6.2 s"): the one class the corpus starts
+      within ``time_ctx_tol_s`` of it; else a source of its own starting then.
+
+    Order words are not followed: the corpus's starts come from labels, some of them wrong,
+    and seldom cover every sound of the clip.  None (and why, in
+    :attr:`ClipClaims.unresolved`) when the question says none of these, when two named
+    sounds fit, or when it asks about several sounds (a relation).
     """
     if it.task_name in _RELATION_WORDS or it.task_name in SOURCE_TASKS:
         return None
     cues = parse_question(it.question)
-    if cues.azimuth_deg is None:
-        return None
-    tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"] + cfg.sector_slack_deg
-    named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo]
-    ctx = [d for d in named if d.source != "label"] or named
-    near = {d.cls for d in ctx
-            if abs(float(azimuth_difference(d.az, cues.azimuth_deg))) <= tol + d.az_tol / 2}
-    if len(near) == 1:
-        return near.pop()
-    if near:
-        return None  # two named sounds there: the question cannot be told apart
-    for p, az in cc.pseudo.items():
-        if abs(float(azimuth_difference(az, cues.azimuth_deg))) <= tol:
-            return p
-    name = f"sound at {wrap_azimuth(round(cues.azimuth_deg)):.0f} deg"
-    cc.pseudo[name] = float(cues.azimuth_deg)
-    return name
+    tol_t = cfg.time_ctx_tol_s
+    if cues.azimuth_deg is not None:
+        tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"] + cfg.sector_slack_deg
+        named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo]
+        ctx = [d for d in named if d.source != "label"] or named
+        near = {d.cls for d in ctx
+                if abs(float(azimuth_difference(d.az, cues.azimuth_deg))) <= tol + d.az_tol / 2}
+        if len(near) == 1:
+            return near.pop()
+        if near:
+            cc.unresolved[it.qa_id] = (f"the question's direction ({cues.azimuth_deg:.0f} deg) "
+                                       f"fits two named sounds: {', '.join(sorted(near))}")
+            return None
+        for p, az in cc.pseudo.items():
+            if az is not None and abs(float(azimuth_difference(az, cues.azimuth_deg))) <= tol:
+                return p
+        return _pseudo(cc, f"sound at {wrap_azimuth(round(cues.azimuth_deg)):.0f} deg",
+                       float(cues.azimuth_deg))
+    if _ONLY.search(it.question):
+        named = source_names(cc)
+        if len(named) == 1:
+            return named[0]
+        if named:
+            cc.unresolved[it.qa_id] = (f"'the only sound', but the clip's source questions "
+                                       f"name {', '.join(named)}")
+            return None
+        return _pseudo(cc, "the only sound", None)
+    starts = _named_onsets(cc)
+    if cues.time_s is not None and _STARTS.search(it.question):
+        near_t = [c for c, a in starts.items() if abs(a - cues.time_s) <= tol_t]
+        if len(near_t) == 1:
+            return near_t[0]
+        if near_t:
+            cc.unresolved[it.qa_id] = (f"the question's start time ({cues.time_s:g} s) fits "
+                                       f"two named sounds: {', '.join(sorted(near_t))}")
+            return None
+        return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None)
+    return None
 
 
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
@@ -281,8 +355,8 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
     """Read the claims the items of one audio file make (see the module docstring).
 
     Items that name a class are read first; an item that names none but gives a direction
-    ("When does the sound from the back-right start?") is then about the class found there,
-    or a source of its own (:attr:`ClipClaims.pseudo`).
+    ("When does the sound from the back-right start?"), a start time or "the only sound" is
+    then about the class found that way, or a source of its own (:attr:`ClipClaims.pseudo`).
     """
     cfg = cfg or SobenchAuditConfig()
     cc = ClipClaims(audio_id=audio_id, audio_path=items[0].audio_path, items=list(items))
@@ -309,9 +383,9 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
         else:
             pending.append(it)
     for it in pending:
-        subj = _by_direction(cc, it, cfg)
+        subj = _by_cue(cc, it, cfg)
         if subj is not None:
             cc.subject[it.qa_id] = subj
-            cc.by_direction.add(it.qa_id)
+            cc.by_cue.add(it.qa_id)
             _claims_of(cc, it, subj, cfg)
     return cc
