@@ -99,6 +99,7 @@ from .audit_claims import (
     _num,
     class_vocabulary,
     clip_claims,
+    resolve_by_events,
     source_names,
 )
 from .audit_claims import DirClaim as DirClaim
@@ -288,6 +289,8 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
     ok = clip is not None and clip.ok
     x = _Ctx(cc, clip if ok else None, clip.doa if ok else None, cfg)
     by_id = {it.qa_id: it for it in cc.items}
+    if ok and x.doa is not None:
+        resolve_by_events(cc, x.doa.events, cfg)
     # directions first (times follow consistent azimuths), then times, then the rest
     for d in cc.dirs:
         if d.source != "label" or d.qa_id not in by_id:

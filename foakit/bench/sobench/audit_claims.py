@@ -24,6 +24,7 @@ __all__ = [
     "DirClaim",
     "TimeClaim",
     "source_names",
+    "resolve_by_events",
 ]
 
 _DIRECTION_TASKS = ("identify_source_by_doa", "identify_source_by_location", "spatial_temporal",
@@ -276,6 +277,16 @@ def source_names(cc: ClipClaims) -> list[str]:
     return sorted(heads.values())
 
 
+_THE_SOUND = re.compile(r"\bthe\s+(?:sound|source|event|noise)\b(?!\s+(?:of|that|which|at|"
+                        r"from|coming|near|on|to|in front|behind|above|below))", re.I)
+
+
+def _counts_more(cc: ClipClaims) -> bool:
+    """Some item of the clip says it holds more than one sound."""
+    return any(_num((it.answer_meta or {}).get("active_count")) not in (None, 1, 1.0)
+               for it in cc.items)
+
+
 def _named_onsets(cc: ClipClaims) -> dict[str, float]:
     """Each named class's earliest start the corpus gives (spans and onsets)."""
     out: dict[str, float] = {}
@@ -283,6 +294,23 @@ def _named_onsets(cc: ClipClaims) -> dict[str, float]:
         if t.kind != "window" and t.cls not in cc.pseudo:
             out[t.cls] = min(out.get(t.cls, math.inf), t.a)
     return out
+
+
+def _one_source(cc: ClipClaims, near: set[str], cfg: SobenchAuditConfig) -> set[str]:
+    """``near`` as one class when the questions place all of its classes within
+    ``az_tol_deg`` of each other and at most one of them is a source task's answer: one
+    sound under several names ("the telephone" of an ``identify_source_by_location`` answer,
+    "the ringtone" of a free-text answer); the class most items place is kept.  Two classes
+    that source tasks give as answers are two sounds."""
+    if len(near) < 2 or len(near & set(source_names(cc))) > 1:
+        return near
+    where = {c: [d.az for d in cc.dirs if d.cls == c and d.az is not None and d.source != "label"]
+             for c in near}
+    azs = [a for v in where.values() for a in v]
+    if not azs or any(abs(float(azimuth_difference(a, b))) > cfg.az_tol_deg
+                      for a in azs for b in azs):
+        return near
+    return {max(sorted(near), key=lambda c: len(where[c]))}
 
 
 def _pseudo(cc: ClipClaims, name: str, az: float | None) -> str:
@@ -317,6 +345,7 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
         ctx = [d for d in named if d.source != "label"] or named
         near = {d.cls for d in ctx
                 if abs(float(azimuth_difference(d.az, cues.azimuth_deg))) <= tol + d.az_tol / 2}
+        near = _one_source(cc, near, cfg)
         if len(near) == 1:
             return near.pop()
         if near:
@@ -337,6 +366,10 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
                                        f"name {', '.join(named)}")
             return None
         return _pseudo(cc, "the only sound", None)
+    if cues.empty and _THE_SOUND.search(it.question) and not _counts_more(cc):
+        named = source_names(cc)
+        if len(named) == 1:
+            return named[0]
     starts = _named_onsets(cc)
     if cues.time_s is not None and _STARTS.search(it.question):
         near_t = [c for c, a in starts.items() if abs(a - cues.time_s) <= tol_t]
@@ -348,6 +381,80 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
             return None
         return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None)
     return None
+
+
+_ORDINAL = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", -1: "last"}
+
+
+def resolve_by_events(cc: ClipClaims, events: list[dict],
+                      cfg: SobenchAuditConfig | None = None) -> None:
+    """Give the class-less items that name their sound by order ("the first event", "the
+    last sound to start") the sound the analysis hears start at that rank, and the sources
+    known by a start time alone the direction of the one analysed source starting then
+    (within ``event_time_tol_s``).
+
+    The analysed sources (``events``: the audit's, with ``source``, ``onset_s``,
+    ``azimuth_deg``) are ranked by their first onset; a rank is taken only when its source
+    starts ``time_ctx_tol_s`` or more from its neighbours, and never when a moving source
+    could be at it.  The item is then about the named class at that source's azimuth (as a
+    direction cue of ``az_tol_deg``), or a source of its own there, with a direction claim
+    whose origin says it came from the analysis (it can confirm a label, and contradict one
+    only where the signal does not support the label: see ``_audit_direction``).
+    """
+    cfg = cfg or SobenchAuditConfig()
+    first: dict[Any, dict] = {}
+    for e in events:
+        if e.get("azimuth_deg") is None:
+            continue
+        k = e.get("source", id(e))
+        if k not in first or e["onset_s"] < first[k]["onset_s"]:
+            first[k] = e
+    ranked = sorted(first.values(), key=lambda e: e["onset_s"])
+    if not ranked:
+        return
+    for name in [p for p, az in cc.pseudo.items() if az is None
+                 and p.startswith("sound starting at ")]:
+        t0 = float(name.removeprefix("sound starting at ").removesuffix(" s"))
+        at = [e for e in events if e.get("azimuth_deg") is not None
+              and abs(e["onset_s"] - t0) <= cfg.event_time_tol_s
+              and e.get("motion") in (None, "stationary")]
+        if len({e.get("source") for e in at}) != 1:
+            continue
+        e = min(at, key=lambda e: abs(e["onset_s"] - t0))
+        qid = next(q for q, c in cc.subject.items() if c == name)
+        cc.dirs.append(DirClaim(name, float(e["azimuth_deg"]), None, cfg.az_tol_deg, qid,
+                                f"the analysed events (one starts at {e['onset_s']:.1f} s)"))
+    for it in cc.items:
+        if cc.subject.get(it.qa_id) is not None or it.task_name in _RELATION_WORDS \
+                or it.task_name in SOURCE_TASKS:
+            continue
+        cues = parse_question(it.question)
+        k = cues.order
+        if k is None or cues.azimuth_deg is not None or not -len(ranked) <= k < len(ranked):
+            continue
+        k %= len(ranked)
+        e = ranked[k]
+        gaps = [abs(e["onset_s"] - ranked[j]["onset_s"]) for j in (k - 1, k + 1)
+                if 0 <= j < len(ranked)]
+        if any(g < cfg.time_ctx_tol_s for g in gaps) or any(
+                r.get("motion") not in (None, "stationary") for r in ranked):
+            continue
+        az = float(e["azimuth_deg"])
+        named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo
+                 and d.source != "label"]
+        near = {d.cls for d in named
+                if abs(float(azimuth_difference(d.az, az))) <= cfg.az_tol_deg + d.az_tol / 2}
+        if len(near) > 1:
+            continue
+        subj = near.pop() if near else _pseudo(cc, f"sound at {wrap_azimuth(round(az)):.0f} deg",
+                                               az)
+        word = _ORDINAL.get(cues.order, f"number {k + 1}")
+        cc.dirs.append(DirClaim(subj, az, None, cfg.az_tol_deg, it.qa_id,
+                                f"the analysed events ({word} to start, {e['onset_s']:.1f} s)"))
+        cc.subject[it.qa_id] = subj
+        cc.by_cue.add(it.qa_id)
+        cc.unresolved.pop(it.qa_id, None)
+        _claims_of(cc, it, subj, cfg)
 
 
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],

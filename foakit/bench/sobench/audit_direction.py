@@ -165,6 +165,14 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                 sig = _signal_direction(x, cls, None, label, "el", it.qa_id)
         ev["signal"] = dict(sig)
         x.draw[it.qa_id] = {"window": sig["window"]}
+    if conflict and not agree and all(d.source.startswith("the analysed") for d in conflict) \
+            and (sig is None or _unusable(sig, cfg) is not None
+                 or sig["prominence"] >= cfg.agree_prom):
+        # the analysis's own reading of which sound is meant contradicts only where the
+        # signal does not clearly support the label
+        ev["note"] = "the analysed events place the source elsewhere, but the signal does " \
+                     "not rule the label out"
+        conflict = []
     if conflict and not agree:
         d = conflict[0]
         other = d.az if fld == "azimuth" else d.el
