@@ -79,7 +79,8 @@ def _windows(cc: ClipClaims, cls: str, cfg: SobenchAuditConfig, exclude: str | N
              ) -> list[tuple[float, float, str]]:
     out = []
     for t in cc.times:
-        if t.cls != cls or t.qa_id == exclude:
+        # an item's own label is not its evidence; what its question says is
+        if t.cls != cls or (t.qa_id == exclude and t.source == "label"):
             continue
         if t.kind == "onset":
             out.append((t.a, t.a + cfg.onset_window_s, t.qa_id))
