@@ -153,3 +153,22 @@ def test_order_words_and_ambiguous_cues_leave_the_item_unassigned_and_say_why():
     assert cc.subject["c"] is None and "dog, gong" in cc.unresolved["c"]
     v, _ = audit_clip(cc, None)
     assert "fits two named sounds" in next(x for x in v if x.key["qa_id"] == "c").reason
+
+
+def test_an_answer_subject_names_a_class_its_question_names_too():
+    items = [
+        item("t", "detect_time", "When is the chirping bird heard?",
+             "The chirping bird is heard from 8.0s to 12.3s.", "8.0s to 12.3s",
+             {"time_span": [8.0, 12.3]}),
+        item("o", "onset_from_location", "When does the sound behind you start?",
+             "The sound behind you starts at 10.3 s.", "10.3s", {"onset_time": 10.3}),
+        item("d", "estimate_distance", "How far away is the dog?",
+             "The distance is 2 m.", "2 m", {"distance_m": 2.0}),
+        item("p", "detect_time", "When do you hear the dog's barking?",
+             "The dog's barking starts at 1 s and ends at 2 s.", "1.0s to 2.0s",
+             {"time_span": [1.0, 2.0]}),
+        item("n", "detect_time", "When is the gong heard?", "The piano is heard from 1 s.",
+             "1.0s to 2.0s", {"time_span": [1.0, 2.0]}),
+    ]
+    # "you", "distance" and "sound" are no classes; "piano" is not in its question
+    assert set(class_vocabulary(items)) == {"bird", "dog"}

@@ -102,6 +102,11 @@ _GENERIC = {"sound", "sounds", "source", "sources", "noise", "event", "one", "th
             "nearest", "farthest", "left", "right", "front", "back"}
 
 
+_PREPOSITIONS = {"at", "behind", "from", "in", "on", "to", "near", "above", "below", "under",
+                 "over", "of", "with", "by", "off", "ahead", "beside", "around", "about",
+                 "you", "your", "me", "it", "that", "which", "who"}
+
+
 def _answer_subject(it: QAItem) -> str | None:
     """The head noun of a label item's answer subject ("bird" in "The chirping bird is heard
     from 8.0s"), when the answer opens with one; None for source tasks, whose class is their
@@ -112,6 +117,10 @@ def _answer_subject(it: QAItem) -> str | None:
     if m is None:
         return None
     words = _norm_class(m.group(1)).split()
+    for k, w in enumerate(words):  # "the sound behind you": the noun phrase ends before it
+        if w in _PREPOSITIONS:
+            words = words[:k]
+            break
     owner = [w for w in words if w.endswith("'s")]  # "the dog's barking": the dog
     if owner:
         words = [owner[0]]

@@ -168,9 +168,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         x.draw[it.qa_id] = {"window": sig["window"]}
     if conflict and not agree and all(d.source.startswith("the analysed") for d in conflict) \
             and (sig is None or _unusable(sig, cfg) is not None
-                 or sig["prominence"] >= cfg.agree_prom):
+                 or sig["prominence"] > cfg.doubt_prom):
         # the analysis's own reading of which sound is meant contradicts only where the
-        # signal does not clearly support the label
+        # signal shows little of the label's direction too
         ev["note"] = "the analysed events place the source elsewhere, but the signal does " \
                      "not rule the label out"
         conflict = []

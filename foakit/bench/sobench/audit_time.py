@@ -249,7 +249,9 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         (agree if abs(t.a - claim.a) <= cfg.time_ctx_tol_s else conflict).append(t)
     for t in wins:  # a window only says "somewhere inside": it can contradict, not confirm
         if fld == "time_span":
-            inside = t.a >= claim.a - cfg.time_ctx_tol_s and t.b <= claim.b + cfg.time_ctx_tol_s
+            # "the only sound playing between 0 and 3.3 s" holds for a sound that starts at
+            # 2.1 s in silence: only a span the window misses contradicts it
+            inside = t.b > claim.a - cfg.time_ctx_tol_s and t.a < claim.b + cfg.time_ctx_tol_s
         else:
             inside = t.b >= claim.a - cfg.time_ctx_tol_s
         if not inside:
