@@ -278,3 +278,11 @@ def test_class_mentions_is_the_exact_matcher_on_exact_mentions(words, vocab):
 ])
 def test_angle_conventions_and_reference_frames_are_not_cues(question, azimuth):
     assert parse_question(question).azimuth_deg == azimuth
+
+
+def test_a_time_range_is_a_question_not_a_convention():
+    c = parse_question("Over what time range does the sound at about 10 o'clock play?")
+    assert c.azimuth_deg == 60.0
+    c = parse_question("Give the azimuth (it ranges from -180 to 180). Where is the dog at 30 "
+                       "degrees?")
+    assert c.azimuth_deg == 30.0 and "-180" not in " ".join(c.matched)

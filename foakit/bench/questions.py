@@ -20,7 +20,8 @@ _INSTRUCTION = re.compile(r"^\s*(?:listen|answer|respond|reply|report|give|provi
                           r"state|express|based on|note|assume|format|round)\b", re.I)
 # an angle convention stated in passing: "(0 degrees is straight ahead and positive angles
 # turn to the left)", "positive is above ear level", "azimuth increases to the left"
-_CONVENTION = re.compile(r"clockwise|convention|=|\bmeans\b|\branges?\b|\bbuckets?\b|"
+_CONVENTION = re.compile(r"clockwise|convention|=|\bmeans\b|\branges?\s+(?:from|between|over)\b|"
+                         r"\bin the range\b|\bmid-range\b|\bbuckets?\b|"
                          r"\bmeasured\b|\b0\s*(?:°|º|degrees?\b|deg\b)\s*(?:is|are|points?|"
                          r"lies|faces|corresponds)\b|\bpositive\s+(?:values?\s+|angles?\s+|"
                          r"numbers?\s+)?(?:is|are|mean|turn|go|point|increase)|\bincreas\w*\s+"

@@ -97,6 +97,7 @@ from .audit_claims import (
     _RELATION_WORDS,
     ClipClaims,
     _num,
+    anonymous_sources,
     class_vocabulary,
     clip_claims,
     resolve_by_events,
@@ -291,6 +292,8 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
     by_id = {it.qa_id: it for it in cc.items}
     if ok and x.doa is not None:
         resolve_by_events(cc, x.doa.events, cfg)
+        if cfg.anonymous_sources:
+            anonymous_sources(cc)
     # directions first (times follow consistent azimuths), then times, then the rest
     for d in cc.dirs:
         if d.source != "label" or d.qa_id not in by_id:

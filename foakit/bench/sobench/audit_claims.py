@@ -25,6 +25,7 @@ __all__ = [
     "TimeClaim",
     "source_names",
     "resolve_by_events",
+    "anonymous_sources",
 ]
 
 _DIRECTION_TASKS = ("identify_source_by_doa", "identify_source_by_location", "spatial_temporal",
@@ -505,3 +506,18 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
             cc.by_cue.add(it.qa_id)
             _claims_of(cc, it, subj, cfg)
     return cc
+
+
+def anonymous_sources(cc: ClipClaims) -> None:
+    """Give each label item still without a class a source of its own, ``"unnamed sound
+    (qa_id)"``: its label is then held against the whole clip's signal (a direction no
+    sound of the clip comes from, a span where no direction sounds), with the stricter
+    thresholds of a source whose direction is unknown.  Called once the analysis has had
+    its say (:func:`resolve_by_events`)."""
+    for it in cc.items:
+        if cc.subject.get(it.qa_id) is not None or it.task_name in _RELATION_WORDS \
+                or it.task_name in SOURCE_TASKS or not it.answer_meta:
+            continue
+        subj = _pseudo(cc, f"unnamed sound ({it.qa_id})", None)
+        cc.subject[it.qa_id] = subj
+        _claims_of(cc, it, subj, SobenchAuditConfig())

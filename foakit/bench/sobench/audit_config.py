@@ -65,6 +65,8 @@ class SobenchAuditConfig(OnsetCheckConfig):
     direction_onset_tol_deg: float = 20.0
     direction_onset_shift_s: float = 1.2
     direction_onset_conf: float = 0.6
+    # a label item the audit cannot tie to a named sound is held against the whole clip
+    anonymous_sources: bool = True
     relation_min_sin: float = 0.1
     # a left/right relation between sounds this far apart is not judged (the lateral and
     # the counter-clockwise reading of "left of" part ways towards 180 deg)
