@@ -172,3 +172,13 @@ def test_an_answer_subject_names_a_class_its_question_names_too():
     ]
     # "you", "distance" and "sound" are no classes; "piano" is not in its question
     assert set(class_vocabulary(items)) == {"bird", "dog"}
+
+
+def test_a_label_against_what_its_own_question_says_is_suspicious():
+    items = [item("t", "detect_time", "When is the sound that starts around 3.4 s heard?",
+                  "From 5.0 s to 7.0 s.", "5.0s to 7.0s", {"time_span": [5.0, 7.0]})]
+    v = _by_id(items)["t"]
+    assert v.verdict == "suspicious" and "starts at 3.4 s" in v.reason
+    items = [item("t", "detect_time", "When is the sound that starts around 3.4 s heard?",
+                  "From 3.5 s to 7.0 s.", "3.5s to 7.0s", {"time_span": [3.5, 7.0]})]
+    assert _by_id(items)["t"].verdict == "consistent"

@@ -242,7 +242,9 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
     label = [claim.a, claim.b] if fld == "time_span" else claim.a
     key = _key(cc, it)
     ev: dict[str, Any] = {}
-    ctx = [t for t in cc.times if t.cls == cls and t.qa_id != it.qa_id and t.kind != "window"]
+    # the item's own question may say when its sound starts; its own label is not evidence
+    ctx = [t for t in cc.times if t.cls == cls and t.kind != "window"
+           and (t.qa_id != it.qa_id or t.source != "label")]
     wins = [t for t in cc.times if t.cls == cls and t.kind == "window"]
     agree, conflict = [], []
     for t in ctx:
@@ -314,8 +316,12 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
             return LabelVerdict(key, fld, "unverifiable", label, est,
                                 reason=f"as many items agree as disagree ({t.qa_id}: the {cls} "
                                        f"{what(t)}) and the signal cannot tell", evidence=ev)
-        if t.kind == "window":
-            return LabelVerdict(key, fld, "suspicious", label, est, 0.65,
+        # what a question says (a detect_source window, "the sound that starts around
+        # 3.4 s") comes from the benchmark's own scene, not from a label that may be wrong
+        asked = [c for c in conflict if c.source != "label"]
+        if asked:
+            t = asked[0]
+            return LabelVerdict(key, fld, "suspicious", label, estimate_from(t), 0.65,
                                 f"{t.origin} ({t.qa_id}) says the {cls} {what(t)}", ev)
         return LabelVerdict(key, fld, "unverifiable", label, est,
                             reason=f"conflicts with {t.qa_id} ({what(t)}) and the signal cannot "
