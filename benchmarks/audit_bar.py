@@ -17,6 +17,8 @@ any field, relations and counts included); recall counts injected labels flagged
 
     python benchmarks/audit_bar.py [--clips 150] [--starss-clips 80] [--rt60 0.3 0.8]
                                    [--anechoic] [--motion] [--seed 0] [--workers N]
+                                   [--engine ism|pyroomacoustics] [--rate 16000]
+                                   [--duration 10] [--wording house|varied]
                                    [--only sobench|starss] [--keep DIR]
 """
 
@@ -62,7 +64,9 @@ def run_sobench(tmp: str, args, corpus_kw: dict) -> dict:
     from foakit.bench.sobench.synth import write_sobench_corpus
 
     clean = os.path.join(tmp, "sobench_clean")
-    write_sobench_corpus(clean, n_clips=args.clips, seed=args.seed, engine="ism", **corpus_kw)
+    so_kw = dict(corpus_kw, sample_rate=args.rate, duration_s=args.duration,
+                 wording=args.wording)
+    write_sobench_corpus(clean, n_clips=args.clips, seed=args.seed, engine=args.engine, **so_kw)
     res_clean = audit_sobench(clean, workers=args.workers)
     n_labels = res_clean.summary["counts"]["total"]
     flagged_clean = sobench_flags(res_clean)
@@ -72,8 +76,8 @@ def run_sobench(tmp: str, args, corpus_kw: dict) -> dict:
     flagged = sobench_flags(res_bad)
     injected = {c["qa_id"] for c in changes}
     fuma = os.path.join(tmp, "sobench_fuma")
-    write_sobench_corpus(fuma, n_clips=args.clips, seed=args.seed, engine="ism",
-                         channel_order="fuma", **corpus_kw)
+    write_sobench_corpus(fuma, n_clips=args.clips, seed=args.seed, engine=args.engine,
+                         channel_order="fuma", **so_kw)
     conv_fuma = audit_sobench(fuma, workers=args.workers).summary["convention"]
     mirrored = os.path.join(tmp, "sobench_mirrored")
     mirror_sobench_labels(clean, mirrored)
@@ -187,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="let sources move (the writers' default; SO-Bench has < 1 %% motion "
                         "items, so the bar corpora are stationary unless this is given)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--engine", choices=("ism", "pyroomacoustics"), default="ism",
+                   help="SO-Bench room engine (default ism)")
+    p.add_argument("--rate", type=int, default=16000, help="SO-Bench sample rate (Hz)")
+    p.add_argument("--duration", type=float, default=10.0, help="SO-Bench clip length (s)")
+    p.add_argument("--wording", choices=("house", "varied"), default="house",
+                   help="SO-Bench question wording (foakit.bench.sobench.synth)")
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--only", choices=("sobench", "starss"), default=None)
     p.add_argument("--keep", default=None, help="write the corpora here and keep them")
@@ -195,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
                  "snr_db": tuple(args.snr), "allow_motion": bool(args.motion)}
     tmp = args.keep or tempfile.mkdtemp(prefix="foakit_audit_bar_")
     os.makedirs(tmp, exist_ok=True)
-    out: dict = {"corpus": {k: v for k, v in corpus_kw.items()}, "seed": args.seed}
+    out: dict = {"corpus": {k: v for k, v in corpus_kw.items()}, "seed": args.seed,
+                 "sobench_corpus": {"engine": args.engine, "sample_rate": args.rate,
+                                    "duration_s": args.duration, "wording": args.wording}}
     fails: list[str] = []
     t0 = time.perf_counter()
     try:
