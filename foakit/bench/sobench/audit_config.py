@@ -23,7 +23,7 @@ class SobenchAuditConfig(OnsetCheckConfig):
     explicit_tol_deg: float = 15.0
     elevation_ctx_tol_deg: float = 12.0
     agree_prom: float = 0.5
-    doubt_prom: float = 0.2
+    doubt_prom: float = 0.3
     doubt_prom_elevation: float = 0.1
     elevation_max_psi: float = 0.6
     flip_min_abs_deg: float = 8.0
