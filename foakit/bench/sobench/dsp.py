@@ -210,7 +210,7 @@ def _asked_comparative(question: str) -> str | None:
             "further": "farther"}.get(m.group(1), m.group(1))
 
 
-def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
+def _dsp_one(item: QAItem, clip: Mapping[str, Any], cues: Cues) -> dict:
     task = item.task_name
     if task in SOURCE_TASKS:
         return abstain_row(item, "dsp", "foakit's signal analysis does not recognise sound "
@@ -224,7 +224,7 @@ def _dsp_one(item: QAItem, clip: Mapping[str, Any]) -> dict:
                             if e.get("azimuth_deg") is not None
                             and e.get("elevation_deg") is not None])
     # "in the first half", "the last 3 seconds": windows in seconds for this clip's duration
-    cues = parse_question(item.question).with_duration(clip.get("duration_s"))
+    cues = cues.with_duration(clip.get("duration_s"))
     if task == "count_sources":
         n, why = _count(clip, blocks, cues)
         n_dirs = len({b["source"] for b in blocks})
@@ -307,8 +307,9 @@ def dsp_predictions(items: Sequence[QAItem], clips: Mapping[str, Mapping[str, An
             rows.append(abstain_row(item, "dsp", "the audio could not be read or analysed",
                                     detail=str(clip.get("error") or "unknown error")))
         else:
-            rows.append(_dsp_one(item, clip))
-            unread = parse_question(item.question).unparsed
+            cues = parse_question(item.question)
+            rows.append(_dsp_one(item, clip, cues))
+            unread = cues.unparsed
             if unread:  # cue-like words the parser could not read: said, never guessed
                 rows[-1]["foakit"]["evidence"] += "; not read from the question: " + \
                     ", ".join(repr(u) for u in unread)
