@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ...conventions import azimuth_difference
 from ...errors import ParameterError
 
 __all__ = [
@@ -214,7 +215,7 @@ def gated_motion(event: Mapping[str, Any], gate: MotionGate = MOTION_GATE
     """
     raw = str(event.get("motion") or "stationary")
     a0, a1 = _finite(event.get("azimuth_start_deg")), _finite(event.get("azimuth_end_deg"))
-    change = abs((a1 - a0 + 180.0) % 360.0 - 180.0) if a0 is not None and a1 is not None \
+    change = abs(float(azimuth_difference(a1, a0))) if a0 is not None and a1 is not None \
         else 0.0
     conf = _finite(event.get("confidence")) or 0.0
     gate_text = (f"(gate: change >= {gate.min_change_deg:g} deg and confidence >= "
