@@ -204,7 +204,8 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     why = _unusable(sig, cfg)
     if why:
         if fld == "elevation":
-            fb = _elevation_from_onsets(x, key, cls, label, others, sig, ev, why)
+            fb = _elevation_from_onsets(x, key, cls, label, _known_azimuth(others, sig), sig,
+                                        ev, why)
             if fb is not None:
                 return fb
         return LabelVerdict(key, fld, "unverifiable", label, reason=why, evidence=ev)
@@ -216,42 +217,25 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     estimate = s_az if fld == "azimuth" else s_el
     reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
         sig["psi"] > cfg.elevation_max_psi
-    onset_side = None
+    onset_side, vote = None, None
+    az_q = _known_azimuth(others, sig)
     if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg:
-        az_q = (next(o.az for o in others if o.qa_id == sig["azimuth_from"])
-                if mode == "dir" else None)
         vote = _onset_vote(x, cls, label, az_q, it.qa_id)
         if vote is not None:
             ev["onset_vote"] = vote
             onset_side = _onset_side(vote, cfg)
         if onset_side == "flipped":
-            return LabelVerdict(
-                key, fld, "suspicious", label, -label, cfg.onset_flip_conf,
-                f"{vote['flipped']} onset(s) of the source's sound come from {-label:.0f} deg "
-                f"elevation and {vote['label']} from the label's {label:.0f} deg: the first "
-                "milliseconds of an onset precede its floor and ceiling reflections, so the "
-                "label's sign looks flipped", ev)
+            return _onset_flip_verdict(key, label, vote, cfg, ev)
     if reverberant:
         ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA map's "
                       "elevation is not trusted to contradict a label")
         if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and onset_side is None:
-            az_q = (next(o.az for o in others if o.qa_id == sig["azimuth_from"])
-                    if mode == "dir" else None)
             flip = _event_elevation_flip(x, label, w, az_q)
             if flip is not None:
-                ev["signal"]["event"] = flip
-                return LabelVerdict(
-                    key, fld, "suspicious", label, flip["elevation_deg"], cfg.event_flip_conf,
-                    f"the analysis finds the source's event ({flip['onset_s']:.1f}-"
-                    f"{flip['offset_s']:.1f} s, from onset-weighted votes, which hold up in "
-                    f"reverberation) at {flip['elevation_deg']:.0f} deg elevation: the "
-                    f"label's sign flipped ({label:.0f} deg)", ev)
+                return _event_flip_verdict(key, label, flip, cfg, ev)
     if (fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant
             and onset_side is None):
         # the usual elevation error is its sign: compare with the mirrored elevation
-        az_q = None
-        if mode == "dir":
-            az_q = next(o.az for o in others if o.qa_id == sig["azimuth_from"])
         p_flip = x.doa.dmap.prominence(az_q, -label, w[0], w[1], tol)
         ev["signal"]["prominence_flipped"] = p_flip
         if np.isfinite(p_flip) and p_flip - p >= cfg.flip_gain:
@@ -260,7 +244,6 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                 f"the signal shows the source at the opposite elevation in "
                                 f"{w[0]:.1f}-{w[1]:.1f} s: prominence {p_flip:.2f} at "
                                 f"{-label:.0f} deg against {p:.2f} at the label", ev)
-    vote = ev.get("onset_vote")
     if reverberant and vote is not None and vote["flipped"] > vote["label"]:
         # the map's elevation is no more trusted to confirm than to contradict here
         return LabelVerdict(key, fld, "unverifiable", label, estimate,
@@ -280,18 +263,50 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             f"prominence {p:.2f}; the strongest direction there is {estimate:.0f}"
                             " deg", ev)
     why = f"weak evidence: prominence {p:.2f} (overlapping sources or reverberation)"
-    if fld == "elevation" and "onset_vote" not in ev:
-        fb = _elevation_from_onsets(x, key, cls, label, others, sig, ev, why)
+    if fld == "elevation" and vote is None:
+        fb = _elevation_from_onsets(x, key, cls, label, az_q, sig, ev, why)
         if fb is not None:
             return fb
     return LabelVerdict(key, fld, "unverifiable", label, estimate, reason=why, evidence=ev)
 
 
-def _elevation_from_onsets(x: _Ctx, key: dict, cls: str, label: float, others: list,
+def _known_azimuth(others: list[DirClaim], sig: dict | None) -> float | None:
+    """The azimuth an elevation check followed (``sig["azimuth_from"]``), if any."""
+    src = (sig or {}).get("azimuth_from")
+    return next((o.az for o in others if o.qa_id == src), None) if src else None
+
+
+def _onset_flip_verdict(key: dict, label: float, vote: dict, cfg: SobenchAuditConfig,
+                        ev: dict, why: str = "") -> LabelVerdict:
+    """Suspicious: the source's onsets come from the mirrored elevation."""
+    lead = f"{why}; but " if why else ""
+    return LabelVerdict(
+        key, "elevation", "suspicious", label, -label, cfg.onset_flip_conf,
+        f"{lead}{vote['flipped']} onset(s) of the source's sound come from {-label:.0f} deg "
+        f"elevation and {vote['label']} from the label's {label:.0f} deg: the first "
+        "milliseconds of an onset precede its floor and ceiling reflections, so the "
+        "label's sign looks flipped", ev)
+
+
+def _event_flip_verdict(key: dict, label: float, flip: dict, cfg: SobenchAuditConfig,
+                        ev: dict, why: str = "") -> LabelVerdict:
+    """Suspicious: the analysis's own event for the source sits at the mirrored elevation."""
+    ev.setdefault("signal", {})["event"] = flip
+    lead = f"{why}; " if why else ""
+    return LabelVerdict(
+        key, "elevation", "suspicious", label, flip["elevation_deg"], cfg.event_flip_conf,
+        f"{lead}the analysis finds the source's event ({flip['onset_s']:.1f}-"
+        f"{flip['offset_s']:.1f} s, from onset-weighted votes, which hold up in "
+        f"reverberation) at {flip['elevation_deg']:.0f} deg elevation: the "
+        f"label's sign flipped ({label:.0f} deg)", ev)
+
+
+def _elevation_from_onsets(x: _Ctx, key: dict, cls: str, label: float, az_q: float | None,
                            sig: dict, ev: dict, why: str) -> LabelVerdict | None:
     """An elevation label whose direction window is weak or unusable, judged by the
     evidence that holds up there: the elevation the source's onsets come from (the first
-    milliseconds precede the floor and ceiling reflections) and the analysis's own event.
+    milliseconds precede the floor and ceiling reflections) and the analysis's own event
+    (at the azimuth ``az_q`` the check followed, when known).
 
     Suspicious when the onsets or the event sit at the mirrored elevation, consistent when
     the onsets side with the label's sign; None when neither decides.
@@ -299,30 +314,20 @@ def _elevation_from_onsets(x: _Ctx, key: dict, cls: str, label: float, others: l
     cfg = x.cfg
     if abs(label) < cfg.flip_min_abs_deg:
         return None
-    az_q = (next((o.az for o in others if o.qa_id == sig.get("azimuth_from")), None))
     vote = _onset_vote(x, cls, label, az_q, key["qa_id"])
     side = None
     if vote is not None:
         ev["onset_vote"] = vote
         side = _onset_side(vote, cfg)
     if side == "flipped":
-        return LabelVerdict(
-            key, "elevation", "suspicious", label, -label, cfg.onset_flip_conf,
-            f"{why}; but {vote['flipped']} onset(s) of the source's sound come from "
-            f"{-label:.0f} deg elevation and {vote['label']} from the label's {label:.0f} deg: "
-            "the label's sign looks flipped", ev)
+        return _onset_flip_verdict(key, label, vote, cfg, ev, why)
     if side == "label":
         ev["note"] = f"{why}; the onsets side with the label's sign"
         return LabelVerdict(key, "elevation", "consistent", label, evidence=ev)
     w = sig.get("window") or (0.0, float(x.clip.duration_s or 0.0))
     flip = _event_elevation_flip(x, label, w, az_q)
     if flip is not None:
-        ev.setdefault("signal", {})["event"] = flip
-        return LabelVerdict(
-            key, "elevation", "suspicious", label, flip["elevation_deg"], cfg.event_flip_conf,
-            f"{why}; the analysis finds the source's event ({flip['onset_s']:.1f}-"
-            f"{flip['offset_s']:.1f} s) at {flip['elevation_deg']:.0f} deg elevation: the "
-            f"label's sign flipped ({label:.0f} deg)", ev)
+        return _event_flip_verdict(key, label, flip, cfg, ev, why)
     return None
 
 
