@@ -188,6 +188,8 @@ class ClipClaims:
         Sources known only by what class-less questions say of them (name -> azimuth in
         degrees, or None when the question gave a start time or "the only sound"); they are
         not in ``classes``.
+    pseudo_start : dict
+        The start time (s) a question gave a source of its own it names by that time.
     by_cue : set of str
         ``qa_id`` of the items whose class was found from another cue of their question (a
         direction, a start time, "the only sound": :func:`_by_cue`).
@@ -205,6 +207,7 @@ class ClipClaims:
     times: list[TimeClaim] = field(default_factory=list)
     moving: set[str] = field(default_factory=set)
     pseudo: dict[str, float | None] = field(default_factory=dict)
+    pseudo_start: dict[str, float] = field(default_factory=dict)
     by_cue: set[str] = field(default_factory=set)
     unresolved: dict[str, str] = field(default_factory=dict)
 
@@ -240,8 +243,8 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
         elif cues.elevation_deg is not None:
             cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
                                     f"question of {it.task_name}"))
-    if subj in cc.pseudo and subj.startswith("sound starting at "):
-        t0 = float(subj.removeprefix("sound starting at ").removesuffix(" s"))
+    if subj in cc.pseudo_start:
+        t0 = cc.pseudo_start[subj]
         cc.times.append(TimeClaim(subj, "onset", t0, t0, it.qa_id,
                                   f"question of {it.task_name}"))
     if it.task_name == "detect_source":
@@ -323,9 +326,21 @@ def _one_source(cc: ClipClaims, near: set[str], cfg: SobenchAuditConfig) -> set[
     return {max(sorted(near), key=lambda c: len(where[c]))}
 
 
-def _pseudo(cc: ClipClaims, name: str, az: float | None) -> str:
+def _pseudo(cc: ClipClaims, name: str, az: float | None, start: float | None = None) -> str:
     cc.pseudo.setdefault(name, az)
+    if start is not None:
+        cc.pseudo_start.setdefault(name, start)
     return name
+
+
+def _pseudo_at(cc: ClipClaims, az: float) -> str:
+    """The source of its own at azimuth ``az``."""
+    return _pseudo(cc, f"sound at {wrap_azimuth(round(az)):.0f} deg", float(az))
+
+
+def _classes_near(dirs: list[DirClaim], az: float, tol: float) -> set[str]:
+    """Classes of ``dirs`` within ``tol`` plus half the claim's own tolerance of ``az``."""
+    return {d.cls for d in dirs if abs(float(azimuth_difference(d.az, az))) <= tol + d.az_tol / 2}
 
 
 def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
@@ -353,9 +368,7 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
         tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"] + cfg.sector_slack_deg
         named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo]
         ctx = [d for d in named if d.source != "label"] or named
-        near = {d.cls for d in ctx
-                if abs(float(azimuth_difference(d.az, cues.azimuth_deg))) <= tol + d.az_tol / 2}
-        near = _one_source(cc, near, cfg)
+        near = _one_source(cc, _classes_near(ctx, cues.azimuth_deg, tol), cfg)
         if len(near) == 1:
             return near.pop()
         if near:
@@ -365,8 +378,7 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
         for p, az in cc.pseudo.items():
             if az is not None and abs(float(azimuth_difference(az, cues.azimuth_deg))) <= tol:
                 return p
-        return _pseudo(cc, f"sound at {wrap_azimuth(round(cues.azimuth_deg)):.0f} deg",
-                       float(cues.azimuth_deg))
+        return _pseudo_at(cc, cues.azimuth_deg)
     if _ONLY.search(it.question):
         named = source_names(cc)
         if len(named) == 1:
@@ -389,7 +401,8 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
             cc.unresolved[it.qa_id] = (f"the question's start time ({cues.time_s:g} s) fits "
                                        f"two named sounds: {', '.join(sorted(near_t))}")
             return None
-        return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None)
+        return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None,
+                       start=round(cues.time_s, 1))
     return None
 
 
@@ -422,9 +435,7 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
     ranked = sorted(first.values(), key=lambda e: e["onset_s"])
     if not ranked:
         return
-    for name in [p for p, az in cc.pseudo.items() if az is None
-                 and p.startswith("sound starting at ")]:
-        t0 = float(name.removeprefix("sound starting at ").removesuffix(" s"))
+    for name, t0 in list(cc.pseudo_start.items()):
         at = [e for e in events if e.get("azimuth_deg") is not None
               and abs(e["onset_s"] - t0) <= cfg.event_time_tol_s
               and e.get("motion") in (None, "stationary")]
@@ -452,12 +463,10 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
         az = float(e["azimuth_deg"])
         named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo
                  and d.source != "label"]
-        near = {d.cls for d in named
-                if abs(float(azimuth_difference(d.az, az))) <= cfg.az_tol_deg + d.az_tol / 2}
+        near = _classes_near(named, az, cfg.az_tol_deg)
         if len(near) > 1:
             continue
-        subj = near.pop() if near else _pseudo(cc, f"sound at {wrap_azimuth(round(az)):.0f} deg",
-                                               az)
+        subj = near.pop() if near else _pseudo_at(cc, az)
         word = _ORDINAL.get(cues.order, f"number {k + 1}")
         cc.dirs.append(DirClaim(subj, az, None, cfg.az_tol_deg, it.qa_id,
                                 f"the analysed events ({word} to start, {e['onset_s']:.1f} s)"))
