@@ -6,7 +6,14 @@ import argparse
 import os
 import sys
 
-from .common import add_common, add_dask_option, notice, open_dask, print_capped
+from .common import (
+    add_common,
+    add_dask_option,
+    notice,
+    open_dask,
+    print_capped,
+    require_counts,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,9 +52,8 @@ def report(summary, out=sys.stderr) -> int:
 def run(args: argparse.Namespace) -> int:
     from ..corpus import analyze_corpus, keep_freed_memory
 
-    if args.workers is not None and args.workers < 1:
-        print(f"foakit analyze: error: --workers {args.workers} must be >= 1", file=sys.stderr)
-        return 2
+    if (bad := require_counts(args, "foakit analyze")) is not None:
+        return bad
     if not os.path.isdir(args.audio_dir):
         print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
         return 2

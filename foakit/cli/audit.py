@@ -40,18 +40,6 @@ def add_audit_options(p: argparse.ArgumentParser) -> None:
     add_dask_option(p)
 
 
-def require_counts(args: argparse.Namespace) -> int | None:
-    """2 (after a one-line error) when ``--workers`` or ``--max-figures`` is out of range."""
-    if args.workers is not None and args.workers < 1:
-        print(f"foakit audit: error: --workers {args.workers} must be >= 1", file=sys.stderr)
-        return 2
-    if args.max_figures is not None and args.max_figures < 0:
-        print(f"foakit audit: error: --max-figures {args.max_figures} must be >= 0",
-              file=sys.stderr)
-        return 2
-    return None
-
-
 def report_audit(args: argparse.Namespace, result) -> int:
     """Write an FOA audit's report into ``args.out`` and say what it found on stderr."""
     from ..audit import write_report

@@ -18,6 +18,20 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def require_counts(args: argparse.Namespace, prog: str) -> int | None:
+    """2, after a one-line ``PROG: error: ...`` on stderr, when ``--workers`` is below 1 or
+    ``--max-figures`` below 0 (either option may be absent from the command); else None."""
+    workers, max_figures = getattr(args, "workers", None), getattr(args, "max_figures", None)
+    if workers is not None and workers < 1:
+        msg = f"--workers {workers} must be >= 1"
+    elif max_figures is not None and max_figures < 0:
+        msg = f"--max-figures {max_figures} must be >= 0"
+    else:
+        return None
+    print(f"{prog}: error: {msg}", file=sys.stderr)
+    return 2
+
+
 def notice(prefix: str) -> Callable[[str], None]:
     """A ``notify`` callback that prints one line on stderr."""
 

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from ...cli.common import add_dask_option, open_dask, print_capped
+from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
 
 __all__ = ["add_audit", "add_score", "add_judge_requests"]
 
@@ -51,10 +51,8 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
 def run_audit(args: argparse.Namespace) -> int:
     from .audit import audit_airbench
 
-    if args.workers is not None and args.workers < 1:
-        return _err("audit", f"--workers {args.workers} must be >= 1")
-    if args.max_figures is not None and args.max_figures < 0:
-        return _err("audit", f"--max-figures {args.max_figures} must be >= 0")
+    if (bad := require_counts(args, "foakit audit airbench")) is not None:
+        return bad
     if not os.path.isdir(args.root):
         return _err("audit", f"{args.root}: no such folder")
     with open_dask(args, "foakit audit") as cluster:

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask, print_capped
+from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
 
 NAME = "halluaudio"
 
@@ -181,12 +181,8 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
 def run_audit(args: argparse.Namespace) -> int:
     from .audit import audit, write_report
 
-    if args.workers is not None and args.workers < 1:
-        _say("audit", f"error: --workers {args.workers} must be >= 1")
-        return 2
-    if args.max_figures < 0:
-        _say("audit", f"error: --max-figures {args.max_figures} must be >= 0")
-        return 2
+    if (bad := require_counts(args, f"foakit audit {NAME}")) is not None:
+        return bad
     with open_dask(args, "foakit audit") as cluster:
         result = audit(args.root, args.out, workers=args.workers,
                        progress=not args.no_progress, retry_errors=args.retry_errors,

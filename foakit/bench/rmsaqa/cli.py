@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask, print_capped
+from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
 
 __all__ = ["add_baseline", "add_score", "add_audit"]
 
@@ -51,10 +51,8 @@ def run_baseline(args: argparse.Namespace) -> int:
     from .baselines import run_baseline as run
     from .format import load_qa, write_answers
 
-    if args.workers is not None and args.workers < 1:
-        print(f"foakit baseline rmsaqa: error: --workers {args.workers} must be >= 1",
-              file=sys.stderr)
-        return 2
+    if (bad := require_counts(args, "foakit baseline rmsaqa")) is not None:
+        return bad
     qa = load_qa(args.qa, audio_root=args.audio_root)
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
@@ -154,14 +152,8 @@ def run_audit(args: argparse.Namespace) -> int:
     from .audit import audit_rmsaqa, write_audit
     from .format import load_qa
 
-    if args.workers is not None and args.workers < 1:
-        print(f"foakit audit rmsaqa: error: --workers {args.workers} must be >= 1",
-              file=sys.stderr)
-        return 2
-    if args.max_figures is not None and args.max_figures < 0:
-        print(f"foakit audit rmsaqa: error: --max-figures {args.max_figures} must be >= 0",
-              file=sys.stderr)
-        return 2
+    if (bad := require_counts(args, "foakit audit rmsaqa")) is not None:
+        return bad
     qa = load_qa(args.qa, audio_root=args.audio_root)
     analysis = args.analysis or os.path.join(args.out, "analysis")
     with open_dask(args, "foakit audit") as cluster:

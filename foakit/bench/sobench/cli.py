@@ -11,8 +11,14 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.audit import add_audit_options, report_audit, require_counts
-from ...cli.common import add_dask_option, open_dask, print_capped, run_benchmark
+from ...cli.audit import add_audit_options, report_audit
+from ...cli.common import (
+    add_dask_option,
+    open_dask,
+    print_capped,
+    require_counts,
+    run_benchmark,
+)
 from ...conventions import CHANNEL_ORDERS
 
 
@@ -49,10 +55,8 @@ def _run_baseline(args: argparse.Namespace) -> int:
     from .baselines import run_baseline
     from .format import write_predictions
 
-    if args.workers is not None and args.workers < 1:
-        print(f"foakit baseline: error: --workers {args.workers} must be >= 1",
-              file=sys.stderr)
-        return 2
+    if (bad := require_counts(args, "foakit baseline")) is not None:
+        return bad
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         result = run_baseline(args.root, args.kind, split=args.split,
                               analysis_dir=args.analysis, channel_order=args.channel_order,
@@ -188,7 +192,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     from ...audit.checkpoint import ESTIMATES_DIR
     from .audit import audit_sobench
 
-    if (bad := require_counts(args)) is not None:
+    if (bad := require_counts(args, "foakit audit")) is not None:
         return bad
     if not os.path.exists(args.root):
         print(f"foakit audit: error: {args.root}: no such folder", file=sys.stderr)

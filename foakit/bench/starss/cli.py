@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...cli.audit import add_audit_options, report_audit, require_counts
-from ...cli.common import open_dask
+from ...cli.audit import add_audit_options, report_audit
+from ...cli.common import open_dask, require_counts
 
 
 def add_audit(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     from ...audit.checkpoint import ESTIMATES_DIR
     from .audit import audit_starss
 
-    if (bad := require_counts(args)) is not None:
+    if (bad := require_counts(args, "foakit audit")) is not None:
         return bad
     for name in ("audio", "metadata"):
         if not os.path.isdir(getattr(args, name)):
