@@ -20,3 +20,16 @@ def test_print_capped_lists_the_first_lines_then_how_many_more_and_where():
     out = io.StringIO()
     print_capped([], prefix="x: ", file=out)
     assert out.getvalue() == ""
+
+
+def test_require_counts_names_the_bad_option_and_the_command(capsys):
+    import argparse
+
+    from foakit.cli.common import require_counts
+
+    assert require_counts(argparse.Namespace(), "foakit x") is None  # options absent
+    assert require_counts(argparse.Namespace(workers=None, max_figures=0), "foakit x") is None
+    assert require_counts(argparse.Namespace(workers=0, max_figures=-1), "foakit x") == 2
+    assert capsys.readouterr().err == "foakit x: error: --workers 0 must be >= 1\n"
+    assert require_counts(argparse.Namespace(workers=2, max_figures=-1), "foakit y z") == 2
+    assert capsys.readouterr().err == "foakit y z: error: --max-figures -1 must be >= 0\n"
