@@ -21,17 +21,15 @@ from foakit.bench.sobench.audit import (
     class_vocabulary,
     clip_claims,
 )
-from foakit.bench.sobench.format import QAItem
 
 from ..scenes import plane_wave_scene
+from .items import audit_item
 
 PRE = "Listen to the audio clip and answer based only on what you hear. "
 
 
 def item(qa_id, task, question, answer="", canonical="", meta=None):
-    return QAItem(qa_id=qa_id, audio_path="audio/test/a.wav", task_name=task,
-                  question=PRE + question, answer=answer, canonical_answer=canonical,
-                  answer_meta=meta or {}, record={"audio_id": "a"})
+    return audit_item(qa_id, task, PRE + question, answer, canonical, meta)
 
 
 def audit_items(items, clip=None):

@@ -12,9 +12,9 @@ import soundfile as sf
 
 from foakit.audit.estimates import estimate_clip
 from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
-from foakit.bench.sobench.format import QAItem
 
 from ..scenes import plane_wave_scene
+from .items import audit_item
 
 # how each phrasing names the dog, and the clip's context items that say where it is
 DOG_REFS = (
@@ -39,13 +39,10 @@ QUESTIONS = {
 # phrasings that give only a direction ask about azimuth labels by another cue
 AZIMUTH_ONLY_REFS = DOG_REFS[:5] + ("the first sound", "the sound that starts first")
 CONTEXT = [
-    QAItem(qa_id="ctx1", audio_path="audio/test/a.wav", task_name="identify_source_by_doa",
-           question="Which sound comes from about 60 degrees azimuth?",
-           answer="The dog.", canonical_answer="dog", answer_meta={}, record={"audio_id": "a"}),
-    QAItem(qa_id="ctx2", audio_path="audio/test/a.wav", task_name="identify_source_by_doa",
-           question="Which sound comes from about -90 degrees azimuth?",
-           answer="The gong.", canonical_answer="gong", answer_meta={},
-           record={"audio_id": "a"}),
+    audit_item("ctx1", "identify_source_by_doa",
+               "Which sound comes from about 60 degrees azimuth?", "The dog.", "dog"),
+    audit_item("ctx2", "identify_source_by_doa",
+               "Which sound comes from about -90 degrees azimuth?", "The gong.", "gong"),
 ]
 
 
@@ -59,9 +56,7 @@ def clip(tmp_path_factory):
 
 def _verdict(clip, task, ref, meta):
     q = QUESTIONS[task][0].format(ref=ref)
-    it = QAItem(qa_id="q", audio_path="audio/test/a.wav", task_name=task,
-                question=f"Listen to the recording. {q}", answer="See the label.",
-                canonical_answer="", answer_meta=meta, record={"audio_id": "a"})
+    it = audit_item("q", task, f"Listen to the recording. {q}", "See the label.", "", meta)
     items = [*CONTEXT, it]
     cc = clip_claims("a", items, class_vocabulary(items))
     verdicts, _ = audit_clip(cc, clip)

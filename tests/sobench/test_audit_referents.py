@@ -2,13 +2,8 @@
 what the audit cannot confirm (hand-made items, no audio)."""
 
 from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
-from foakit.bench.sobench.format import QAItem
 
-
-def item(qa_id, task, question, answer="", canonical="", meta=None):
-    return QAItem(qa_id=qa_id, audio_path="audio/test/a.wav", task_name=task,
-                  question=question, answer=answer, canonical_answer=canonical,
-                  answer_meta=meta or {}, record={"audio_id": "a"})
+from .items import audit_item as item
 
 
 def claims(items):
