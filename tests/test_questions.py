@@ -286,3 +286,31 @@ def test_a_time_range_is_a_question_not_a_convention():
     c = parse_question("Give the azimuth (it ranges from -180 to 180). Where is the dog at 30 "
                        "degrees?")
     assert c.azimuth_deg == 30.0 and "-180" not in " ".join(c.matched)
+
+
+@pytest.mark.parametrize("question, order", [
+    ("At what moment does the one above you first become audible?", None),
+    ("When is the dog first heard?", None),
+    ("At what time does it first appear?", None),
+    ("At first, what do you hear?", None),
+    ("When does the first sound start?", 0),
+    ("Which sound starts first?", 0),
+    ("At what times does the sound heard first start and end?", 0),
+    ("Which one first appears?", 0),
+    ("Describe the last event.", -1),
+    ("When does the last sound begin?", -1),
+])
+def test_first_as_an_adverb_of_time_is_no_rank(question, order):
+    assert parse_question(question).order == order
+
+
+@pytest.mark.parametrize("question, azimuth", [
+    ("When can you hear the sound coming from ahead to the right?", -45.0),
+    ("What is ahead on your left?", 45.0),
+    ("Which sound is in front of you on your right?", -45.0),
+    ("Which sound is ahead and to the left?", 45.0),
+    ("Which sound is ahead?", 0.0),
+    ("Is the sound in front, to the left of the dog?", 0.0),
+])
+def test_diagonals_with_or_without_and(question, azimuth):
+    assert parse_question(question).azimuth_deg == azimuth

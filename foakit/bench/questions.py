@@ -44,15 +44,17 @@ _OPTIONS = re.compile("|".join(
     rf"(?<![-_])\b(?:{a})\b(?:(?!sound|source|\bone\b|[.?!]).){{0,30}}?(?:\bor\b|,|/)"
     rf"(?:(?!sound|source|\bone\b|[.?!]).){{0,30}}?\b(?:{b})\b"
     for x, y in _OPPOSITES for a, b in ((x, y), (y, x))), re.I)
-_DIAGONAL = r"(?:ahead|in front|front|forward)\s+and\s+(?:to\s+(?:the|your)\s+)?"
+# "ahead and to the left", "ahead to the right", "in front of you on your left"
+_DIAGONAL = (r"(?:ahead|in front(?:\s+of\s+you)?|front|forward),?\s+(?:and\s+)?"
+             r"(?:(?:to|on)\s+(?:the|your)\s+)?")
 _DIRECTIONS = (
     # "slightly to the right" of straight ahead: the middle of front and front-right, read as
     # a sector word (its +-22.5 deg reach spans front to front-right)
     (22.5, r"(?:slightly|a (?:little|bit)|just)\s+(?:to\s+(?:the|your)\s+)?left"),
     (-22.5, r"(?:slightly|a (?:little|bit)|just)\s+(?:to\s+(?:the|your)\s+)?right"),
-    (45.0, rf"{_DIAGONAL}left|front[\s_-]*left|left[\s_-]*front|forward[\s_-]*left"
+    (45.0, rf"{_DIAGONAL}left(?!\s+of\b)|front[\s_-]*left|left[\s_-]*front|forward[\s_-]*left"
            r"|upper[\s_-]+left"),
-    (-45.0, rf"{_DIAGONAL}right|front[\s_-]*right|right[\s_-]*front|forward[\s_-]*right"
+    (-45.0, rf"{_DIAGONAL}right(?!\s+of\b)|front[\s_-]*right|right[\s_-]*front|forward[\s_-]*right"
             r"|upper[\s_-]+right"),
     (135.0, r"(?:back|rear|behind)(?:\s+you)?[\s,_-]*(?:and\s+)?(?:(?:to|on)\s+(?:the|your)\s+)?"
             r"left|left[\s_-]*(?:rear|back)"),
@@ -78,6 +80,26 @@ _DOWN = re.compile(r"\b(?:below|beneath|underneath|under|lower|from below)\b")
 _ORDER = {"first": 0, "earliest": 0, "initial": 0, "second": 1, "third": 2, "fourth": 3,
           "fifth": 4, "last": -1, "final": -1, "latest": -1, "1st": 0, "2nd": 1, "3rd": 2,
           "4th": 3, "5th": 4}
+# verbs after which "first" (or "last") says when, not which: "when does it first become
+# audible", "the dog last barks at"
+_FIRST_VERBS = (r"become|becomes|became|appear|appears|appeared|start|starts|started|begin|"
+                r"begins|began|emerge|emerges|enter|enters|come|comes|"
+                r"came|get|gets|make|makes|heard|hear|play|plays|ring|rings|occur|occurs|"
+                r"show|shows|turn|turns|can|could|is|was")
+_ADVERB_AFTER = re.compile(r"\s+(?:" + _FIRST_VERBS + r")\b")
+# a participle before "first" makes it the sound's rank again: "the sound heard first"
+_RANK_BEFORE = re.compile(r"\b(?:heard|played|playing|sounding|starting|beginning|appearing|"
+                          r"coming|arriving|one|sound|source|event|noise)\s+$")
+
+
+def _adverb_of_time(t: str, m: re.Match) -> bool:
+    """"first" of "when does it first appear" / "at first": when, not which sound."""
+    before = t[: m.start()]
+    if re.search(r"\bat\s+$", before):
+        return True
+    return bool(_ADVERB_AFTER.match(t, m.end())) and not _RANK_BEFORE.search(before)
+
+
 # "in the first half", "the last third", "the second quarter": (start, end) as fractions of
 # the clip; "last" / "final" count from the end
 _PARTS = {"half": 2, "third": 3, "quarter": 4}
@@ -388,7 +410,8 @@ def _cues(text: str) -> Cues:
             c.superlative = name
             c.matched.append(m.group(0))
     t = re.sub(r"\bper second\b|\bfirst[\s-]+order\b", " ", t)
-    m = re.search(r"\b(" + "|".join(_ORDER) + r")\b", t)
+    m = next((m for m in re.finditer(r"\b(" + "|".join(_ORDER) + r")\b", t)
+              if not _adverb_of_time(t, m)), None)
     if m:
         c.order = _ORDER[m.group(1)]
         c.matched.append(m.group(0))
