@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OnsetCheckConfig", "OnsetParams", "elevation_votes", "onset_directions",
-           "onset_side"]
+__all__ = ["OnsetCheckConfig", "OnsetParams", "elevation_votes", "new_onset_direction",
+           "onset_directions", "onset_side"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,3 +202,63 @@ def elevation_votes(onsets: np.ndarray | None, label_el: float,
     n_flip = int(np.sum((d_flip < d_lab) & (d_flip <= el_tol_deg)))
     return {"label": n_lab, "flipped": n_flip, "onsets": int(len(o)),
             "azimuth_deg": azimuth, "windows": [list(w) for w in windows]}
+
+
+def new_onset_direction(onsets: np.ndarray | None, start_s: float, *, lead_s: float = 0.15,
+                        look_s: float = 0.4, history_s: float = 2.0, az_tol_deg: float = 25.0,
+                        min_onsets: int = 2, min_share: float = 0.6) -> dict | None:
+    """The azimuth a sound said to start at ``start_s`` comes from, read from the onsets that
+    are new there.
+
+    The onsets of ``[start_s - lead_s, start_s + look_s]`` are kept when no onset of the
+    preceding ``history_s`` came from within ``az_tol_deg`` of them: a sound already playing
+    (speech, footsteps, a melody) has onsets of its own all along, which say nothing about
+    the one that starts.  The strongest kept onset and those within ``az_tol_deg`` of it make
+    the answer when they are at least ``min_onsets`` (bands or repeats) and hold at least
+    ``min_share`` of the kept onsets' energy.
+
+    Parameters
+    ----------
+    onsets : ndarray [shape=(k, >=4)] or None
+        :func:`onset_directions` of the clip (time, azimuth, elevation, energy, ...).
+    start_s : float
+
+    Returns
+    -------
+    dict or None
+        ``azimuth_deg`` (energy-weighted circular mean), ``elevation_deg``, ``onsets`` (how
+        many agree), ``share`` (their energy share), ``first_s`` (the earliest of them),
+        ``new`` (onsets kept) and ``before`` (the azimuths of the onsets of the preceding
+        ``history_s``: the sounds already playing); None when no direction is clear.
+    """
+    if onsets is None:
+        return None
+    o = np.asarray(onsets, dtype=float)
+    if o.ndim != 2 or o.shape[1] < 4 or not len(o):
+        return None
+    t, az = o[:, 0], o[:, 1]
+    win = (t >= start_s - lead_s) & (t <= start_s + look_s)
+    before = o[(t < start_s - lead_s) & (t >= start_s - lead_s - history_s)]
+
+    def near(a: float, b: np.ndarray) -> np.ndarray:
+        return np.abs((b - a + 180.0) % 360.0 - 180.0) <= az_tol_deg
+
+    keep = [i for i in np.flatnonzero(win) if not near(az[i], before[:, 1]).any()]
+    if not keep:
+        return None
+    k = o[keep]
+    e = np.maximum(k[:, 3], 0.0)
+    top = int(np.argmax(e))
+    same = near(k[top, 1], k[:, 1])
+    total = float(e.sum())
+    share = float(e[same].sum()) / total if total > 0 else 0.0
+    if int(same.sum()) < min_onsets or share < min_share:
+        return None
+    w = e[same] if float(e[same].sum()) > 0 else np.ones(int(same.sum()))
+    rad = np.deg2rad(k[same, 1])
+    mean_az = float(np.rad2deg(np.arctan2((w * np.sin(rad)).sum(), (w * np.cos(rad)).sum())))
+    return {"azimuth_deg": round(mean_az, 1),
+            "elevation_deg": round(float(np.average(k[same, 2], weights=w)), 1),
+            "onsets": int(same.sum()), "share": round(share, 3),
+            "first_s": round(float(k[same, 0].min()), 3), "new": len(keep),
+            "before": [round(float(a), 1) for a in before[:, 1]]}

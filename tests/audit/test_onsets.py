@@ -8,6 +8,8 @@ from foakit.bench.starss.audit_config import StarssAuditConfig
 from foakit.bench.starss.audit_events import _onset_elevation
 from foakit.bench.starss.format import SourceTrack
 
+from ..scenes import plane_wave_scene
+
 SR = 16000
 
 
@@ -144,3 +146,54 @@ def test_both_audits_share_the_onset_thresholds():
     assert onset_side(vote, SobenchAuditConfig(), explained=True) is None
     assert onset_side({"label": 3, "flipped": 1}, SobenchAuditConfig(),
                       explained=True) == "label"
+
+
+def _onsets(rows):
+    """Onset rows (time, azimuth, elevation, energy) as onset_directions gives them."""
+    return np.array([[t, az, el, e, 1.0, 0.0] for t, az, el, e in rows], dtype=float)
+
+
+def test_new_onset_direction_skips_the_sounds_already_playing():
+    from foakit.audit.onsets import new_onset_direction
+
+    # a sound at 60 deg has onsets all along; one at -90 deg starts at 2.0 s in two bands
+    rows = [(t, 60.0, 0.0, 1.0) for t in (0.3, 0.8, 1.4, 1.9, 2.1, 2.6)]
+    rows += [(2.0, -92.0, 10.0, 2.0), (2.01, -88.0, 10.0, 1.0)]
+    got = new_onset_direction(_onsets(sorted(rows)), 2.0)
+    assert got is not None and abs(got["azimuth_deg"] + 90.7) < 0.5
+    assert got["onsets"] == 2 and got["share"] == 1.0 and got["first_s"] == 2.0
+    assert sorted(set(got["before"])) == [60.0]
+    # at 1.4 s only the sound already playing has onsets: nothing new
+    assert new_onset_direction(_onsets(sorted(rows)), 1.4) is None
+    # with no history the playing sound is new at its first onset
+    assert new_onset_direction(_onsets(sorted(rows)), 0.3, look_s=0.6)["azimuth_deg"] == 60.0
+
+
+def test_new_onset_direction_needs_agreeing_onsets():
+    from foakit.audit.onsets import new_onset_direction
+
+    assert new_onset_direction(None, 1.0) is None
+    assert new_onset_direction(np.zeros((0, 6)), 1.0) is None
+    one = _onsets([(2.0, -90.0, 0.0, 1.0)])
+    assert new_onset_direction(one, 2.0) is None  # one onset is not enough
+    assert new_onset_direction(one, 2.0, min_onsets=1)["azimuth_deg"] == -90.0
+    # two directions of like energy start together: neither holds min_share
+    split = _onsets([(2.0, -90.0, 0.0, 1.0), (2.0, -88.0, 0.0, 1.0),
+                     (2.02, 40.0, 0.0, 1.0), (2.02, 42.0, 0.0, 1.0)])
+    assert new_onset_direction(split, 2.0) is None
+    assert new_onset_direction(split, 2.0, min_share=0.5) is not None
+    # azimuths wrap: onsets at 179 and -179 deg are 2 deg apart
+    wrap = _onsets([(2.0, 179.0, 0.0, 1.0), (2.0, -179.0, 0.0, 1.0)])
+    assert abs(abs(new_onset_direction(wrap, 2.0)["azimuth_deg"]) - 180.0) < 0.5
+
+
+def test_new_onset_direction_on_a_rendered_scene():
+    from foakit.audit.onsets import new_onset_direction
+
+    quiet = plane_wave_scene([(60, 0, 0.3, 3.8)], duration=4.0, seed=1) * 0.2
+    loud = plane_wave_scene([(-90, 0, 2.0, 3.8)], duration=4.0, seed=2)
+    od = onset_directions(quiet + loud, 16000)
+    got = new_onset_direction(od, 2.0)
+    assert got is not None and abs(got["azimuth_deg"] + 90.0) < 10.0
+    assert any(abs(a - 60.0) < 10.0 for a in got["before"])
+    assert abs(new_onset_direction(od, 0.3)["azimuth_deg"] - 60.0) < 10.0
