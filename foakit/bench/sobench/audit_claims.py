@@ -26,6 +26,7 @@ __all__ = [
     "source_names",
     "resolve_by_events",
     "anonymous_sources",
+    "question_start",
 ]
 
 _DIRECTION_TASKS = ("identify_source_by_doa", "identify_source_by_location", "spatial_temporal",
@@ -279,6 +280,13 @@ _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|onset|comes? in|f
                      r"appears?|sets? in)\b", re.I)
 
 
+def question_start(question: str) -> float | None:
+    """The time (s) a question says its sound starts at ("the sound that starts around
+    3.5 s"), or None."""
+    t = parse_question(question).time_s
+    return float(t) if t is not None and _STARTS.search(question) else None
+
+
 def source_names(cc: ClipClaims) -> list[str]:
     """The sounds the clip's source tasks name as their answer, one per head noun (free text
     names one sound in several ways: "the clapping", "hand claps")."""
@@ -354,6 +362,8 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
     * "The only sound": the clip's one named class, or a source of its own.
     * A start time ("the sound that starts around 6.2 s"): the one class the corpus starts
       within ``time_ctx_tol_s`` of it; else a source of its own starting then.
+    * A superlative and no other cue ("the nearest source", "the loudest sound"): a source
+      of its own, ``"the closest sound"``, shared by the clip's items that say it.
 
     Order words are not followed: the corpus's starts come from labels, some of them wrong,
     and seldom cover every sound of the clip.  None (and why, in
@@ -393,7 +403,7 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
         if len(named) == 1:
             return named[0]
     starts = _named_onsets(cc)
-    if cues.time_s is not None and _STARTS.search(it.question):
+    if question_start(it.question) is not None:
         near_t = [c for c, a in starts.items() if abs(a - cues.time_s) <= tol_t]
         if len(near_t) == 1:
             return near_t[0]
@@ -403,6 +413,11 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
             return None
         return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None,
                        start=round(cues.time_s, 1))
+    if cues.superlative and cues.order is None and cues.time_s is None \
+            and cues.window is None and cues.elevation_deg is None:
+        # "the nearest source" names one sound of the clip wherever it is asked, so the
+        # clip's items saying it share a source of their own and check each other
+        return _pseudo(cc, f"the {cues.superlative} sound", None)
     return None
 
 
@@ -521,12 +536,14 @@ def anonymous_sources(cc: ClipClaims) -> None:
     """Give each label item still without a class a source of its own, ``"unnamed sound
     (qa_id)"``: its label is then held against the whole clip's signal (a direction no
     sound of the clip comes from, a span where no direction sounds), with the stricter
-    thresholds of a source whose direction is unknown.  Called once the analysis has had
-    its say (:func:`resolve_by_events`)."""
+    thresholds of a source whose direction is unknown; a start time its question gives
+    (``pseudo_start``) sets its time window.  Called once the analysis has had its say
+    (:func:`resolve_by_events`)."""
     for it in cc.items:
         if cc.subject.get(it.qa_id) is not None or it.task_name in _RELATION_WORDS \
                 or it.task_name in SOURCE_TASKS or not it.answer_meta:
             continue
-        subj = _pseudo(cc, f"unnamed sound ({it.qa_id})", None)
+        # a start time its question gives still says when to look
+        subj = _pseudo(cc, f"unnamed sound ({it.qa_id})", None, start=question_start(it.question))
         cc.subject[it.qa_id] = subj
         _claims_of(cc, it, subj, SobenchAuditConfig())

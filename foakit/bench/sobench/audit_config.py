@@ -35,6 +35,20 @@ class SobenchAuditConfig(OnsetCheckConfig):
     # within this of the class's time windows (all must agree), never from all onsets:
     # another source's onsets in the window then vote too (two false flags on seed 0)
     onset_event_s: float = 0.3
+    # a source a question says starts at some time is heard from the direction of the onsets
+    # that are new then (foakit.audit.onsets.new_onset_direction, which these parametrise):
+    # they confirm an azimuth label within az_tol_deg of them and contradict one
+    # onset_azimuth_gap_deg or more away (confidence onset_azimuth_conf; 0 = off) where the
+    # direction map alone is not decisive
+    onset_start_lead_s: float = 0.15
+    onset_start_look_s: float = 0.4
+    onset_history_s: float = 2.0
+    onset_azimuth_gap_deg: float = 50.0
+    onset_azimuth_conf: float = 0.6
+    # a label held against the whole clip (no time window known) from whose azimuth no
+    # analysed event and fewer than onset_min_votes onsets come is suspicious with this
+    # confidence (0 = off)
+    unsupported_conf: float = 0.5
     diffuse_psi: float = 0.9
     onset_window_s: float = 1.5
     min_shift_s: float = 1.0
@@ -53,6 +67,9 @@ class SobenchAuditConfig(OnsetCheckConfig):
     arbitration_on: float = 0.5
     arbitration_off: float = 0.1
     time_ctx_tol_s: float = 0.5
+    # two items whose questions place their sounds farther apart than the cues' half-widths
+    # plus this may be about two sounds: their time labels do not contradict each other
+    place_slack_deg: float = 5.0
     # a time label is at the class event's onset within this (s); the event-based time
     # check's confidence (0 = off; see foakit.audit.sobench)
     event_time_tol_s: float = 0.5

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from ...audit.estimates import ClipEstimate, DoaEstimate, directional_blocks, mean_diffuseness
-from ...audit.onsets import elevation_votes, onset_side
+from ...audit.onsets import elevation_votes, new_onset_direction, onset_side
 from ...audit.verdicts import LabelVerdict, flip_confidence, weak_support_confidence
 from ...conventions import azimuth_difference
-from .audit_claims import ClipClaims, DirClaim
+from .audit_claims import ClipClaims, DirClaim, question_start
 from .audit_config import SobenchAuditConfig
 from .format import QAItem
 
@@ -166,9 +166,15 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                 sig = _signal_direction(x, cls, None, label, "el", it.qa_id)
         ev["signal"] = dict(sig)
         x.draw[it.qa_id] = {"window": sig["window"]}
+    start_dir = _start_onsets(x, cls, it) if fld == "azimuth" and sig is not None else None
+    # new onsets at the question's start time from the analysed event's direction, far from
+    # the label, back the analysis's reading
+    backed = start_dir is not None and abs(float(azimuth_difference(
+        label, start_dir["azimuth_deg"]))) >= cfg.onset_azimuth_gap_deg and any(
+        _az_agrees(start_dir["azimuth_deg"], d) for d in conflict)
     if conflict and not agree and all(d.source.startswith("the analysed") for d in conflict) \
-            and (sig is None or _unusable(sig, cfg) is not None
-                 or sig["prominence"] > cfg.doubt_prom):
+            and not backed and (sig is None or _unusable(sig, cfg) is not None
+                                or sig["prominence"] > cfg.doubt_prom):
         # the analysis's own reading of which sound is meant contradicts only where the
         # signal shows little of the label's direction too
         ev["note"] = "the analysed events place the source elsewhere, but the signal does " \
@@ -203,6 +209,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             evidence=ev)
     why = _unusable(sig, cfg)
     if why:
+        if start_dir is not None:
+            fb = _onset_azimuth_verdict(key, label, start_dir, cfg, ev, why)
+            if fb is not None:
+                return fb
         if fld == "elevation":
             fb = _elevation_from_onsets(x, key, cls, label, _known_azimuth(others, sig), sig,
                                         ev, why)
@@ -250,8 +260,35 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             reason=f"reverberant window (diffuseness {sig['psi']:.2f}) and "
                                    f"the onsets lean to the mirrored elevation "
                                    f"({vote['flipped']} against {vote['label']})", evidence=ev)
+    if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip" \
+            and cfg.unsupported_conf > 0:
+        # somewhere in a reverberant clip almost any direction holds its second of energy:
+        # a whole-clip check also asks the analysed events and the onsets
+        sup = _clip_support(x, label)
+        if sup is not None:
+            ev["clip_support"] = sup
+            if sup["events"] == 0 and sup["onsets"] < cfg.onset_min_votes \
+                    and sup["onsets_all"] >= 2 * cfg.onset_min_votes \
+                    and abs(float(azimuth_difference(estimate, label))) > cfg.az_tol_deg:
+                return LabelVerdict(key, fld, "suspicious", label, estimate,
+                                    cfg.unsupported_conf,
+                                    f"no analysed event and {sup['onsets']} of "
+                                    f"{sup['onsets_all']} onsets come from the labelled "
+                                    f"azimuth; the map shows it only in its best second "
+                                    f"(prominence {p:.2f})", ev)
+    if start_dir is not None and _names_an_earlier_sound(label, start_dir, cfg):
+        # the map holds the label's direction because another sound plays there already
+        fb = _onset_azimuth_verdict(key, label, start_dir, cfg, ev,
+                                    "the label's direction has onsets before that: a sound "
+                                    "already playing")
+        if fb is not None:
+            return fb
     if p >= cfg.agree_prom:
         return LabelVerdict(key, fld, "consistent", label, estimate, evidence=ev)
+    if start_dir is not None:
+        fb = _onset_azimuth_verdict(key, label, start_dir, cfg, ev, f"prominence {p:.2f}")
+        if fb is not None:
+            return fb
     doubt = cfg.doubt_prom if fld == "azimuth" else cfg.doubt_prom_elevation
     if p <= doubt and not reverberant and not (fld == "elevation" and onset_side == "label"):
         timed = sig["window_from"] != "best 1 s of the clip"
@@ -379,6 +416,87 @@ def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude:
                 vote["other_class_there"] = other
                 break
     return vote
+
+
+def _start_onsets(x: _Ctx, cls: str, it: QAItem) -> dict | None:
+    """:func:`~foakit.audit.onsets.new_onset_direction` at the start times questions give
+    the class and the item's own question gives its sound (never a label's: a shifted onset
+    label would point at another sound), when every such start gives one and they agree;
+    else None."""
+    cfg = x.cfg
+    if x.doa is None or x.doa.onsets is None:
+        return None
+    starts = {round(t.a, 3) for t in x.cc.times
+              if t.cls == cls and t.kind == "onset" and t.source != "label"}
+    own = question_start(it.question)
+    if own is not None:
+        starts.add(round(own, 3))
+    starts = sorted(starts)
+    found = [new_onset_direction(x.doa.onsets, t0, lead_s=cfg.onset_start_lead_s,
+                                 look_s=cfg.onset_start_look_s, history_s=cfg.onset_history_s,
+                                 az_tol_deg=cfg.onset_az_tol_deg) for t0 in starts]
+    if not found or any(f is None for f in found):
+        return None
+    if any(abs(float(azimuth_difference(f["azimuth_deg"], found[0]["azimuth_deg"])))
+           > cfg.onset_az_tol_deg for f in found):
+        return None
+    return dict(found[0], start_s=starts[0])
+
+
+def _names_an_earlier_sound(label: float, got: dict, cfg: SobenchAuditConfig) -> bool:
+    """The label is far from the onsets new at the start time and ``onset_min_votes`` or more
+    onsets of the moments before come from it."""
+    if abs(float(azimuth_difference(label, got["azimuth_deg"]))) < cfg.onset_azimuth_gap_deg:
+        return False
+    before = np.asarray(got.get("before") or [], dtype=float)
+    return int(np.sum(np.abs((before - label + 180.0) % 360.0 - 180.0)
+                      <= cfg.onset_az_tol_deg)) >= cfg.onset_min_votes
+
+
+def _onset_azimuth_verdict(key: dict, label: float, got: dict, cfg: SobenchAuditConfig,
+                           ev: dict, why: str) -> LabelVerdict | None:
+    """The azimuth verdict the new onsets at a question's start time give where the
+    direction map does not decide (``why``); None when they are neither near the label nor
+    far from it."""
+    gap = abs(float(azimuth_difference(label, got["azimuth_deg"])))
+    ev["start_onsets"] = got
+    if gap <= cfg.az_tol_deg:
+        ev["note"] = f"{why}; the onsets new at {got['start_s']:g} s come from the label's " \
+                     "direction"
+        return LabelVerdict(key, "azimuth", "consistent", label, got["azimuth_deg"],
+                            evidence=ev)
+    if gap >= cfg.onset_azimuth_gap_deg and cfg.onset_azimuth_conf > 0:
+        return LabelVerdict(key, "azimuth", "suspicious", label, got["azimuth_deg"],
+                            cfg.onset_azimuth_conf,
+                            f"the sound the question says starts at {got['start_s']:g} s: "
+                            f"{got['onsets']} onsets new then come from "
+                            f"{got['azimuth_deg']:.0f} deg, {gap:.0f} deg from the label "
+                            f"({why})", ev)
+    return None
+
+
+def _clip_support(x: _Ctx, az: float) -> dict | None:
+    """What of the whole clip comes from azimuth ``az``: the analysed events (stationary,
+    within ``az_tol_deg + sector_slack_deg``) and the onsets (within ``onset_az_tol_deg``),
+    with how many there are in all; None when a moving event makes directions unreliable or
+    the analysis found nothing to count."""
+    cfg = x.cfg
+    if x.doa is None:
+        return None
+    evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
+    if not evs or any(e.get("motion") not in (None, "stationary") for e in evs):
+        return None
+    near_ev = [e for e in evs if abs(float(azimuth_difference(e["azimuth_deg"], az)))
+               <= cfg.az_tol_deg + cfg.sector_slack_deg]
+    o = x.doa.onsets
+    n_on, near_on = 0, 0
+    if o is not None and len(o):
+        o = np.asarray(o, dtype=float)
+        n_on = len(o)
+        near_on = int(np.sum(np.abs((o[:, 1] - az + 180.0) % 360.0 - 180.0)
+                             <= cfg.onset_az_tol_deg))
+    return {"events": len(near_ev), "events_all": len(evs), "onsets": near_on,
+            "onsets_all": n_on}
 
 
 def _onset_side(vote: dict, cfg) -> str | None:

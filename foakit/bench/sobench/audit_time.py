@@ -235,6 +235,27 @@ def _event_verdict(key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
                         "onsets; the energy map is smeared by reverberation)", ev)
 
 
+def _question_place(it: QAItem | None) -> tuple[float, float] | None:
+    """(azimuth, half-width) its question places an item's sound at, or None."""
+    if it is None:
+        return None
+    cues = parse_question(it.question)
+    if cues.azimuth_deg is None:
+        return None
+    return float(cues.azimuth_deg), AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"]
+
+
+def _two_places(x: _Ctx, a: str, b: str) -> bool:
+    """The questions of items ``a`` and ``b`` place their sounds farther apart than their
+    precisions allow one sound to be ("the front" and "36 deg to the left"): the two items
+    may be about two sounds that the direction cues made one class."""
+    by_id = {i.qa_id: i for i in x.cc.items}
+    pa, pb = _question_place(by_id.get(a)), _question_place(by_id.get(b))
+    if pa is None or pb is None:
+        return False
+    return abs(float(azimuth_difference(pa[0], pb[0]))) > pa[1] + pb[1] + x.cfg.place_slack_deg
+
+
 def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
     cfg, cc = x.cfg, x.cc
     cls = claim.cls
@@ -247,8 +268,14 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
            and (t.qa_id != it.qa_id or t.source != "label")]
     wins = [t for t in cc.times if t.cls == cls and t.kind == "window"]
     agree, conflict = [], []
+    apart = []
     for t in ctx:
-        (agree if abs(t.a - claim.a) <= cfg.time_ctx_tol_s else conflict).append(t)
+        if abs(t.a - claim.a) <= cfg.time_ctx_tol_s:
+            agree.append(t)
+        elif t.qa_id != it.qa_id and _two_places(x, it.qa_id, t.qa_id):
+            apart.append(t.qa_id)  # perhaps another sound: neither evidence for nor against
+        else:
+            conflict.append(t)
     for t in wins:  # a window only says "somewhere inside": it can contradict, not confirm
         if fld == "time_span":
             # "the only sound playing between 0 and 3.3 s" holds for a sound that starts at
@@ -260,6 +287,8 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
             conflict.append(t)
     ev["context"] = [{"qa_id": t.qa_id, "kind": t.kind, "span": [t.a, t.b],
                       "agrees": t in agree} for t in ctx + wins]
+    if apart:
+        ev["other_places"] = apart
     # a conflicting claim that the other claims outvote does not count against this one
     others = [t for t in cc.times if t.cls == cls and t.kind != "window"]
 

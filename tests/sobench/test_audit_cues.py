@@ -1,0 +1,149 @@
+"""SO-Bench audit cues beyond class names: a question's start time read from the onsets new
+then, superlatives that name one sound, labels held against the whole clip, and items whose
+questions place their sounds apart."""
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from foakit.audit.estimates import DoaEstimate, estimate_clip
+from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
+from foakit.bench.sobench.audit_config import SobenchAuditConfig
+from foakit.bench.sobench.audit_direction import (
+    _clip_support,
+    _Ctx,
+    _names_an_earlier_sound,
+    _onset_azimuth_verdict,
+)
+
+from ..scenes import plane_wave_scene
+from .items import audit_item
+
+START_Q = "Listen to the recording. What is the azimuth of the sound that starts around {t} s?"
+
+
+@pytest.fixture(scope="module")
+def late_start(tmp_path_factory):
+    """A quiet sound at 60 deg from 0.3 s; a louder one at -90 deg from 2.0 s."""
+    x = plane_wave_scene([(60, 0, 0.3, 3.8)], duration=4.0, seed=1) * 0.4 + \
+        plane_wave_scene([(-90, 0, 2.0, 3.8)], duration=4.0, seed=2)
+    p = tmp_path_factory.mktemp("late") / "a.wav"
+    sf.write(p, x.T, 16000, subtype="PCM_16")
+    return estimate_clip("a", p)
+
+
+def _azimuth_verdict(clip, label, question):
+    it = audit_item("q", "estimate_azimuth", question, "See the label.", "",
+                    {"azimuth_deg": label})
+    cc = clip_claims("a", [it], class_vocabulary([it]))
+    verdicts, _ = audit_clip(cc, clip)
+    return next(v for v in verdicts if v.key["qa_id"] == "q")
+
+
+@pytest.mark.parametrize("label, want", [(-90.0, "consistent"), (-75.0, "consistent"),
+                                         (60.0, "suspicious"), (150.0, "suspicious")])
+def test_a_start_time_label_is_held_against_the_sound_starting_then(late_start, label, want):
+    v = _azimuth_verdict(late_start, label, START_Q.format(t="2.0"))
+    assert v.verdict == want, v.reason
+    if want == "suspicious":
+        assert abs(v.estimate + 90.0) < 20.0
+
+
+def test_the_earlier_sound_is_the_answer_at_its_own_start(late_start):
+    v = _azimuth_verdict(late_start, 60.0, START_Q.format(t="0.3"))
+    assert v.verdict == "consistent", v.reason
+
+
+def test_onset_azimuth_verdicts_by_gap():
+    cfg = SobenchAuditConfig()
+    got = {"azimuth_deg": -90.0, "onsets": 3, "start_s": 2.0, "before": [60.0, 61.0, 59.0]}
+    key = {"qa_id": "q"}
+    assert _onset_azimuth_verdict(key, -80.0, got, cfg, {}, "why").verdict == "consistent"
+    bad = _onset_azimuth_verdict(key, 60.0, got, cfg, {}, "why")
+    assert bad.verdict == "suspicious" and bad.confidence == cfg.onset_azimuth_conf
+    assert "3 onsets new then come from -90 deg" in bad.reason
+    # between the tolerance and the gap: no verdict; the gap off switch
+    assert _onset_azimuth_verdict(key, -130.0, got, cfg, {}, "why") is None
+    off = SobenchAuditConfig(onset_azimuth_conf=0.0)
+    assert _onset_azimuth_verdict(key, 60.0, got, off, {}, "why") is None
+    # a label on the sound that played before: only where its onsets came from
+    assert _names_an_earlier_sound(60.0, got, cfg)
+    assert not _names_an_earlier_sound(150.0, got, cfg)
+    assert not _names_an_earlier_sound(-80.0, got, cfg)
+
+
+def _ctx(events, onsets):
+    doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), events,
+                      onsets=None if onsets is None else np.asarray(onsets, float))
+    return _Ctx(cc=None, clip=None, doa=doa, cfg=SobenchAuditConfig())
+
+
+def test_clip_support_counts_events_and_onsets_from_a_direction():
+    ev = {"onset_s": 1.0, "offset_s": 3.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
+          "motion": "stationary", "source": 0}
+    ons = [[1.0, 42.0, 0.0, 1.0, 1.0, 0.0], [1.0, 38.0, 0.0, 1.0, 1.0, 1.0],
+           [2.0, -100.0, 0.0, 1.0, 1.0, 0.0]]
+    sup = _clip_support(_ctx([ev], ons), 40.0)
+    assert sup == {"events": 1, "events_all": 1, "onsets": 2, "onsets_all": 3}
+    sup = _clip_support(_ctx([ev], ons), 140.0)
+    assert sup["events"] == 0 and sup["onsets"] == 0
+    # the events' tolerance is the sector slack wider than the label tolerance
+    assert _clip_support(_ctx([ev], ons), 40.0 + 30.0)["events"] == 1
+    assert _clip_support(_ctx([ev], None), 40.0)["onsets_all"] == 0
+    # nothing analysed, or a moving event: no support figures
+    assert _clip_support(_ctx([], ons), 40.0) is None
+    assert _clip_support(_ctx([dict(ev, motion="left_to_right")], ons), 40.0) is None
+
+
+def test_superlatives_name_one_sound_per_clip():
+    items = [
+        audit_item("az", "estimate_azimuth", "What is the azimuth of the nearest source?",
+                   "About 30 degrees.", "", {"azimuth_deg": 30.0}),
+        audit_item("t", "detect_time", "When can you hear the closest sound?",
+                   "From 1 to 3 s.", "", {"time_span": [1.0, 3.0]}),
+        audit_item("far", "estimate_elevation", "At what elevation is the farthest sound?",
+                   "About 10 degrees.", "", {"elevation_deg": 10.0}),
+    ]
+    cc = clip_claims("a", items, class_vocabulary(items))
+    assert cc.subject["az"] == cc.subject["t"] == "the closest sound"
+    assert cc.subject["far"] == "the farthest sound"
+    assert any(t.cls == "the closest sound" and t.kind == "span" for t in cc.times)
+
+
+def test_an_unnamed_sound_keeps_its_question_start_time():
+    from foakit.bench.sobench.audit_claims import anonymous_sources
+
+    # two named sounds start at 2.0 s: the start time names neither, but still says when
+    items = [
+        audit_item("d1", "detect_time", "When is the dog heard?", "The dog is heard from 2.0 "
+                   "to 4.0 s.", "", {"time_span": [2.0, 4.0]}),
+        audit_item("d2", "detect_time", "When is the bell heard?", "The bell is heard from "
+                   "2.1 to 3.0 s.", "", {"time_span": [2.1, 3.0]}),
+        audit_item("q", "estimate_azimuth", "What is the azimuth of the sound that starts "
+                   "around 2.0 s?", "About 30 degrees.", "", {"azimuth_deg": 30.0}),
+    ]
+    cc = clip_claims("a", items, ["dog", "bell"])
+    assert cc.subject["q"] is None and "fits two named sounds" in cc.unresolved["q"]
+    anonymous_sources(cc)
+    name = cc.subject["q"]
+    assert cc.pseudo_start[name] == 2.0
+    assert any(t.cls == name and t.kind == "onset" and t.a == 2.0 for t in cc.times)
+
+
+def test_time_labels_of_items_placed_apart_do_not_contradict():
+    from foakit.bench.sobench.audit_direction import _Ctx as Ctx
+    from foakit.bench.sobench.audit_time import _two_places
+
+    items = [
+        audit_item("front", "detect_time", "When can you hear the sound in front of you?",
+                   "", "", {"time_span": [1.0, 5.0]}),
+        audit_item("left", "onset_from_location", "When does the sound 60 degrees to your "
+                   "left begin?", "", "", {"onset_time": 3.0}),
+        audit_item("near", "onset_from_location", "When does the sound 10 degrees to your "
+                   "left begin?", "", "", {"onset_time": 3.0}),
+    ]
+    cc = clip_claims("a", items, [])
+    x = Ctx(cc=cc, clip=None, doa=None, cfg=SobenchAuditConfig())
+    assert _two_places(x, "front", "left")  # 60 deg > 22.5 + 7.5 + 5
+    assert not _two_places(x, "front", "near")
+    assert not _two_places(x, "front", "missing")
