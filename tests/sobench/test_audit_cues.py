@@ -147,3 +147,37 @@ def test_time_labels_of_items_placed_apart_do_not_contradict():
     assert _two_places(x, "front", "left")  # 60 deg > 22.5 + 7.5 + 5
     assert not _two_places(x, "front", "near")
     assert not _two_places(x, "front", "missing")
+
+
+def test_a_named_sounds_question_start_is_a_claim():
+    items = [
+        audit_item("st", "spatial_temporal", "For the sound that starts around 2.5 s, give its "
+                   "class, its direction and its time span.", "An alarm behind you, from 5.4 "
+                   "to 6.4 seconds.", "", {"time_span": [5.4, 6.4]}),
+        audit_item("loc", "identify_source_by_location", "What sound comes from behind you?",
+                   "The alarm.", "alarm"),
+    ]
+    cc = clip_claims("a", items, class_vocabulary(items))
+    assert cc.subject["st"] == "alarm"
+    asked = [t for t in cc.times if t.qa_id == "st" and t.source != "label"]
+    assert [(t.kind, t.a) for t in asked] == [("onset", 2.5)]
+
+
+def test_an_elevation_no_onset_comes_from():
+    from foakit.audit.estimates import ClipEstimate
+    from foakit.bench.sobench.audit_direction import _elevation_nowhere
+
+    def ctx(rows, **cfg):
+        doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), [],
+                          onsets=np.array([[t, az, el, 1.0, 1.0, 0.0] for t, az, el in rows]))
+        clip = ClipEstimate("a", "a.wav", sample_rate=16000, duration_s=10.0, doa=doa)
+        return _Ctx(cc=None, clip=clip, doa=doa, cfg=SobenchAuditConfig(**cfg))
+
+    below = [(1.0, 40.0, -25.0), (1.0, 42.0, -27.0), (3.0, -100.0, -20.0), (3.0, -98.0, -22.0)]
+    v = _elevation_nowhere(ctx(below), {"qa_id": "q"}, 25.0, {})
+    assert v is not None and v.verdict == "suspicious" and v.estimate == -25.0
+    # one onset at the label's elevation, too few at the mirrored one, a level label, off
+    assert _elevation_nowhere(ctx(below + [(5.0, 0.0, 24.0)]), {"qa_id": "q"}, 25.0, {}) is None
+    assert _elevation_nowhere(ctx(below[:3]), {"qa_id": "q"}, 25.0, {}) is None
+    assert _elevation_nowhere(ctx(below), {"qa_id": "q"}, 3.0, {}) is None
+    assert _elevation_nowhere(ctx(below, nowhere_conf=0.0), {"qa_id": "q"}, 25.0, {}) is None

@@ -244,8 +244,9 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
         elif cues.elevation_deg is not None:
             cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
                                     f"question of {it.task_name}"))
-    if subj in cc.pseudo_start:
-        t0 = cc.pseudo_start[subj]
+    # a start time the question gives ("the sound that starts around 2.5 s")
+    t0 = cc.pseudo_start.get(subj, question_start(it.question))
+    if t0 is not None and it.task_name not in _RELATION_WORDS:
         cc.times.append(TimeClaim(subj, "onset", t0, t0, it.qa_id,
                                   f"question of {it.task_name}"))
     if it.task_name == "detect_source":

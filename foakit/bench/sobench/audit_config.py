@@ -49,6 +49,9 @@ class SobenchAuditConfig(OnsetCheckConfig):
     # analysed event and fewer than onset_min_votes onsets come is suspicious with this
     # confidence (0 = off)
     unsupported_conf: float = 0.5
+    # likewise an elevation label no onset of the clip comes from while the mirrored
+    # elevation has onsets (see audit_direction._elevation_nowhere; 0 = off)
+    nowhere_conf: float = 0.5
     diffuse_psi: float = 0.9
     onset_window_s: float = 1.5
     min_shift_s: float = 1.0

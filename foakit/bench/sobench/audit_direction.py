@@ -18,7 +18,7 @@ from ...audit.verdicts import LabelVerdict, flip_confidence, weak_support_confid
 from ...conventions import azimuth_difference
 from .audit_claims import ClipClaims, DirClaim, question_start
 from .audit_config import SobenchAuditConfig
-from .format import QAItem
+from .format import QAItem, parse_question
 
 # ----------------------------------------------------------------------------------------
 # signal side
@@ -229,6 +229,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         sig["psi"] > cfg.elevation_max_psi
     onset_side, vote = None, None
     az_q = _known_azimuth(others, sig)
+    if fld == "elevation" and az_q is None and sig["window_from"] == "best 1 s of the clip":
+        fb = _elevation_nowhere(x, key, label, ev)
+        if fb is not None:
+            return fb
     if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg:
         vote = _onset_vote(x, cls, label, az_q, it.qa_id)
         if vote is not None:
@@ -261,7 +265,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                    f"the onsets lean to the mirrored elevation "
                                    f"({vote['flipped']} against {vote['label']})", evidence=ev)
     if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip" \
-            and cfg.unsupported_conf > 0:
+            and cfg.unsupported_conf > 0 \
+            and parse_question(it.question).superlative not in ("farthest", "quietest"):
+        # (the farthest or quietest sound is the one the analysis is likeliest to miss)
         # somewhere in a reverberant clip almost any direction holds its second of energy:
         # a whole-clip check also asks the analysed events and the onsets
         sup = _clip_support(x, label)
@@ -269,7 +275,8 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
             ev["clip_support"] = sup
             if sup["events"] == 0 and sup["onsets"] < cfg.onset_min_votes \
                     and sup["onsets_all"] >= 2 * cfg.onset_min_votes \
-                    and abs(float(azimuth_difference(estimate, label))) > cfg.az_tol_deg:
+                    and abs(float(azimuth_difference(estimate, label))) \
+                    >= cfg.onset_azimuth_gap_deg:
                 return LabelVerdict(key, fld, "suspicious", label, estimate,
                                     cfg.unsupported_conf,
                                     f"no analysed event and {sup['onsets']} of "
@@ -473,6 +480,25 @@ def _onset_azimuth_verdict(key: dict, label: float, got: dict, cfg: SobenchAudit
                             f"{got['azimuth_deg']:.0f} deg, {gap:.0f} deg from the label "
                             f"({why})", ev)
     return None
+
+
+def _elevation_nowhere(x: _Ctx, key: dict, label: float, ev: dict) -> LabelVerdict | None:
+    """An elevation label of a sound known by neither time nor azimuth is suspicious when
+    no onset of the whole clip, from any azimuth, comes from its elevation and at least
+    ``2 * onset_min_votes`` come from the mirrored one: no sound of the clip starts there."""
+    cfg = x.cfg
+    if abs(label) < cfg.flip_min_abs_deg or cfg.nowhere_conf <= 0 or x.doa is None \
+            or x.doa.onsets is None or x.clip is None:
+        return None
+    vote = elevation_votes(x.doa.onsets, label, [(0.0, float(x.clip.duration_s or 1e9))],
+                           None, el_tol_deg=cfg.onset_el_tol_deg)
+    if vote is None or vote["label"] > 0 or vote["flipped"] < 2 * cfg.onset_min_votes:
+        return None
+    ev["onset_vote"] = dict(vote, azimuth_from="any azimuth (whole clip)")
+    return LabelVerdict(key, "elevation", "suspicious", label, -label, cfg.nowhere_conf,
+                        f"no onset of the clip comes from the labelled elevation ({label:.0f} "
+                        f"deg) and {vote['flipped']} come from {-label:.0f} deg: no sound of "
+                        "the clip starts at the label's", ev)
 
 
 def _clip_support(x: _Ctx, az: float) -> dict | None:

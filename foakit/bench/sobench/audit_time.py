@@ -317,6 +317,15 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
             return [t.a, t.a + claim.b - claim.a]
         return None if t.kind == "window" else [t.a, t.b]
 
+    asked = [t for t in conflict if t.source != "label" and t.kind != "window"]
+    if asked and not known and pres:
+        # a question ("the sound that starts around 2.5 s") contradicts the label, and the
+        # signal, not knowing where the sound is, would only pick the direction that best
+        # explains either claim: what the benchmark's scene says stands
+        t = asked[0]
+        return LabelVerdict(key, fld, "suspicious", label, estimate_from(t), 0.65,
+                            f"{t.origin} ({t.qa_id}) says the {cls} {what(t)}; the sound's "
+                            "direction is not known for the signal to overrule it", ev)
     if conflict and len(agree) <= len(conflict):
         # the signal arbitrates against each conflicting claim
         results = []
