@@ -318,7 +318,12 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         return None if t.kind == "window" else [t.a, t.b]
 
     asked = [t for t in conflict if t.source != "label" and t.kind != "window"]
-    if asked and not known and pres:
+    # ...unless a question agrees with the label too (two sounds under one name), or the
+    # item was tied to its sound by the analysis's ranking, which may be wrong
+    by_analysis = any(d.qa_id == it.qa_id and d.source.startswith("the analysed")
+                      for d in cc.dirs)
+    if asked and not known and pres and not by_analysis \
+            and not any(t.source != "label" for t in agree):
         # a question ("the sound that starts around 2.5 s") contradicts the label, and the
         # signal, not knowing where the sound is, would only pick the direction that best
         # explains either claim: what the benchmark's scene says stands
