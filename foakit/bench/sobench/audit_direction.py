@@ -267,9 +267,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip" \
             and cfg.unsupported_conf > 0 \
             and parse_question(it.question).superlative not in ("farthest", "quietest"):
-        # (the farthest or quietest sound is the one the analysis is likeliest to miss)
         # somewhere in a reverberant clip almost any direction holds its second of energy:
-        # a whole-clip check also asks the analysed events and the onsets
+        # a whole-clip check also asks the analysed events and the onsets (but not for the
+        # farthest or quietest sound, the one the analysis is likeliest to miss)
         sup = _clip_support(x, label)
         if sup is not None:
             ev["clip_support"] = sup
