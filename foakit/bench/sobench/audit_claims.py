@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...conventions import azimuth_difference, wrap_azimuth
-from ..questions import AZIMUTH_HALFWIDTH_DEG, class_mentions
+from ..questions import AZIMUTH_HALFWIDTH_DEG, Cues, class_mentions
 from .audit_config import SobenchAuditConfig
 from .format import SOURCE_TASKS, QAItem, parse_question
 
@@ -232,9 +232,9 @@ def _span(x: Any) -> tuple[float, float] | None:
 def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -> None:
     """Add what one item says about its class ``subj``."""
     meta = it.answer_meta or {}
+    cues = parse_question(it.question)
     # direction context named in the question
     if it.task_name in _DIRECTION_TASKS or subj in cc.pseudo or it.qa_id in cc.by_cue:
-        cues = parse_question(it.question)
         if cues.azimuth_deg is not None:
             tol = cfg.explicit_tol_deg if cues.azimuth_explicit else \
                 cfg.sector_half_deg + cfg.sector_slack_deg
@@ -245,12 +245,12 @@ def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -
             cc.dirs.append(DirClaim(subj, None, cues.elevation_deg, 0.0, it.qa_id,
                                     f"question of {it.task_name}"))
     # a start time the question gives ("the sound that starts around 2.5 s")
-    t0 = cc.pseudo_start.get(subj, question_start(it.question))
+    t0 = cc.pseudo_start[subj] if subj in cc.pseudo_start else \
+        question_start(it.question, cues)
     if t0 is not None and it.task_name not in _RELATION_WORDS:
         cc.times.append(TimeClaim(subj, "onset", t0, t0, it.qa_id,
                                   f"question of {it.task_name}"))
     if it.task_name == "detect_source":
-        cues = parse_question(it.question)
         if cues.window is not None and math.isfinite(cues.window[1]):
             cc.times.append(TimeClaim(subj, "window", cues.window[0], cues.window[1],
                                       it.qa_id, "question of detect_source"))
@@ -281,10 +281,10 @@ _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning|onset|comes? in|f
                      r"appears?|sets? in)\b", re.I)
 
 
-def question_start(question: str) -> float | None:
+def question_start(question: str, cues: Cues | None = None) -> float | None:
     """The time (s) a question says its sound starts at ("the sound that starts around
-    3.5 s"), or None."""
-    t = parse_question(question).time_s
+    3.5 s"), or None; ``cues``: the question's :func:`parse_question`, when already read."""
+    t = (cues or parse_question(question)).time_s
     return float(t) if t is not None and _STARTS.search(question) else None
 
 
@@ -352,6 +352,16 @@ def _classes_near(dirs: list[DirClaim], az: float, tol: float) -> set[str]:
     return {d.cls for d in dirs if abs(float(azimuth_difference(d.az, az))) <= tol + d.az_tol / 2}
 
 
+def _the_one(cc: ClipClaims, it: QAItem, names, why: str) -> str | None:
+    """The one name of ``names`` (not empty), or None with ``why`` (its ``{}`` the names) in
+    :attr:`ClipClaims.unresolved` when there are several."""
+    names = sorted(names)
+    if len(names) == 1:
+        return names[0]
+    cc.unresolved[it.qa_id] = why.format(", ".join(names))
+    return None
+
+
 def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
     """The class an item that names no class means by what its question says instead.
 
@@ -380,38 +390,29 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
         named = [d for d in cc.dirs if d.az is not None and d.cls not in cc.pseudo]
         ctx = [d for d in named if d.source != "label"] or named
         near = _one_source(cc, _classes_near(ctx, cues.azimuth_deg, tol), cfg)
-        if len(near) == 1:
-            return near.pop()
         if near:
-            cc.unresolved[it.qa_id] = (f"the question's direction ({cues.azimuth_deg:.0f} deg) "
-                                       f"fits two named sounds: {', '.join(sorted(near))}")
-            return None
+            return _the_one(cc, it, near, f"the question's direction ({cues.azimuth_deg:.0f} "
+                                          "deg) fits two named sounds: {}")
         for p, az in cc.pseudo.items():
             if az is not None and abs(float(azimuth_difference(az, cues.azimuth_deg))) <= tol:
                 return p
         return _pseudo_at(cc, cues.azimuth_deg)
     if _ONLY.search(it.question):
         named = source_names(cc)
-        if len(named) == 1:
-            return named[0]
         if named:
-            cc.unresolved[it.qa_id] = (f"'the only sound', but the clip's source questions "
-                                       f"name {', '.join(named)}")
-            return None
+            return _the_one(cc, it, named, "'the only sound', but the clip's source questions "
+                                           "name {}")
         return _pseudo(cc, "the only sound", None)
     if cues.empty and _THE_SOUND.search(it.question) and not _counts_more(cc):
         named = source_names(cc)
         if len(named) == 1:
             return named[0]
     starts = _named_onsets(cc)
-    if question_start(it.question) is not None:
+    if question_start(it.question, cues) is not None:
         near_t = [c for c, a in starts.items() if abs(a - cues.time_s) <= tol_t]
-        if len(near_t) == 1:
-            return near_t[0]
         if near_t:
-            cc.unresolved[it.qa_id] = (f"the question's start time ({cues.time_s:g} s) fits "
-                                       f"two named sounds: {', '.join(sorted(near_t))}")
-            return None
+            return _the_one(cc, it, near_t, f"the question's start time ({cues.time_s:g} s) "
+                                            "fits two named sounds: {}")
         return _pseudo(cc, f"sound starting at {cues.time_s:.1f} s", None,
                        start=round(cues.time_s, 1))
     if cues.superlative and cues.order is None and cues.time_s is None \

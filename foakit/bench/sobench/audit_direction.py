@@ -16,6 +16,7 @@ from ...audit.estimates import ClipEstimate, DoaEstimate, directional_blocks, me
 from ...audit.onsets import elevation_votes, new_onset_direction, onset_side
 from ...audit.verdicts import LabelVerdict, flip_confidence, weak_support_confidence
 from ...conventions import azimuth_difference
+from ..questions import Cues
 from .audit_claims import ClipClaims, DirClaim, question_start
 from .audit_config import SobenchAuditConfig
 from .format import QAItem, parse_question
@@ -166,7 +167,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                 sig = _signal_direction(x, cls, None, label, "el", it.qa_id)
         ev["signal"] = dict(sig)
         x.draw[it.qa_id] = {"window": sig["window"]}
-    start_dir = _start_onsets(x, cls, it) if fld == "azimuth" and sig is not None else None
+    cues = parse_question(it.question)
+    start_dir = _start_onsets(x, cls, it, cues) if fld == "azimuth" and sig is not None \
+        else None
     # new onsets at the question's start time from the analysed event's direction, far from
     # the label, back the analysis's reading
     backed = start_dir is not None and abs(float(azimuth_difference(
@@ -266,7 +269,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                    f"({vote['flipped']} against {vote['label']})", evidence=ev)
     if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip" \
             and cfg.unsupported_conf > 0 \
-            and parse_question(it.question).superlative not in ("farthest", "quietest"):
+            and cues.superlative not in ("farthest", "quietest"):
         # somewhere in a reverberant clip almost any direction holds its second of energy:
         # a whole-clip check also asks the analysed events and the onsets (but not for the
         # farthest or quietest sound, the one the analysis is likeliest to miss)
@@ -425,7 +428,7 @@ def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude:
     return vote
 
 
-def _start_onsets(x: _Ctx, cls: str, it: QAItem) -> dict | None:
+def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
     """:func:`~foakit.audit.onsets.new_onset_direction` at the start times questions give
     the class and the item's own question gives its sound (never a label's: a shifted onset
     label would point at another sound), when every such start gives one and they agree;
@@ -435,7 +438,7 @@ def _start_onsets(x: _Ctx, cls: str, it: QAItem) -> dict | None:
         return None
     starts = {round(t.a, 3) for t in x.cc.times
               if t.cls == cls and t.kind == "onset" and t.source != "label"}
-    own = question_start(it.question)
+    own = question_start(it.question, cues)
     if own is not None:
         starts.add(round(own, 3))
     starts = sorted(starts)
