@@ -38,6 +38,8 @@ def test_azimuth_cues(text, az, kind):
     ("during 1.2-3.4 s", (1.2, 3.4), None),
     ("from 2 to 4 seconds", (2.0, 4.0), None),
     ("between 2 and 4 s", (2.0, 4.0), None),
+    ("from about 4.7 until 5.5 seconds", (4.7, 5.5), None),
+    ("between roughly 2 and about 4 s", (2.0, 4.0), None),
     ("after 7 seconds", (7.0, math.inf), None),
     ("before 3 s", (0.0, 3.0), None),
     ("at 4.1 s", None, 4.1),
@@ -314,3 +316,21 @@ def test_first_as_an_adverb_of_time_is_no_rank(question, order):
 ])
 def test_diagonals_with_or_without_and(question, azimuth):
     assert parse_question(question).azimuth_deg == azimuth
+
+
+@pytest.mark.parametrize("question, field, want", [
+    ("Audio task. Give the direction of the last event in degrees. Keep it short.",
+     "order", -1),
+    ("Spatial audio question: Give the start and end time of the sound from the left. Be "
+     "precise.", "azimuth_deg", 90.0),
+    ("Listen to the clip. State the onset of a sound from behind you.", "azimuth_deg", 180.0),
+    ("Here is a clip. Report the time at which something starts after 7 seconds.",
+     "window", (7.0, math.inf)),
+    # instructions about the answer stay out
+    ("Where is the dog at 2 o'clock? Give your answer in degrees, using 0 for front.",
+     "azimuth_deg", -60.0),
+    ("When does the dog bark? Give the first and last second in your answer.", "order", None),
+])
+def test_an_imperative_about_a_sound_is_the_question_not_an_instruction(question, field,
+                                                                        want):
+    assert getattr(parse_question(question), field) == want

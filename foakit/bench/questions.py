@@ -16,8 +16,15 @@ __all__ = ["AZIMUTH_HALFWIDTH_DEG", "Cues", "class_mentions", "parse_question", 
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _SEC = r"(?:s|sec|secs|seconds?)\b"
+# a hedge before a time: "from about 2 until 3.5 s"
+_ABOUT = r"(?:(?:about|around|approximately|approx\.|roughly|circa|~)\s*)?"
 _INSTRUCTION = re.compile(r"^\s*(?:listen|answer|respond|reply|report|give|provide|use|please|"
                           r"state|express|based on|note|assume|format|round)\b", re.I)
+# an imperative that asks about a sound is the question, not an instruction: "Give the
+# direction of the last event", "State the onset of a sound from the left", "Report the
+# time at which the dog starts"
+_ASKS = re.compile(r"\b(?:of|for)\s+(?:the|a|an|each|every|this|that|any|whatever|whichever)"
+                   r"\b|\bat which\b", re.I)
 # an angle convention stated in passing: "(0 degrees is straight ahead and positive angles
 # turn to the left)", "positive is above ear level", "azimuth increases to the left"
 _CONVENTION = re.compile(r"clockwise|convention|=|\bmeans\b|\branges?\s+(?:from|between|over)\b|"
@@ -286,7 +293,8 @@ def _core_text(question: str) -> str:
     text = re.sub(r"\([^)]*\)", lambda m: " " if _CONVENTION.search(m.group(0))
                   else m.group(0), str(question))
     sentences = re.split(r"(?<=[.?!])\s+", text)
-    kept = [s for s in sentences if not _INSTRUCTION.match(s) and not _CONVENTION.search(s)]
+    kept = [s for s in sentences if (not _INSTRUCTION.match(s) or _ASKS.search(s))
+            and not _CONVENTION.search(s)]
     return " ".join(kept) if kept else text
 
 
@@ -305,8 +313,8 @@ def _cues(text: str) -> Cues:
         c.anchor_text = " ".join(m.group(2).split())
         c.anchor = _cues(m.group(2))
         t = _mask(t, m)
-    for m in re.finditer(rf"(?:between|from)\s+({_NUM})\s*(?:{_SEC})?\s*(?:and|to|-|until)\s*"
-                         rf"({_NUM})\s*{_SEC}", t):
+    for m in re.finditer(rf"(?:between|from)\s+{_ABOUT}({_NUM})\s*(?:{_SEC})?\s*(?:and|to|-|"
+                         rf"until|till)\s*{_ABOUT}({_NUM})\s*{_SEC}", t):
         a, b = sorted((float(m.group(1)), float(m.group(2))))
         c.window = (a, b)
         c.matched.append(m.group(0).strip())
