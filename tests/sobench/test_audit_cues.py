@@ -181,3 +181,33 @@ def test_an_elevation_no_onset_comes_from():
     assert _elevation_nowhere(ctx(below[:3]), {"qa_id": "q"}, 25.0, {}) is None
     assert _elevation_nowhere(ctx(below), {"qa_id": "q"}, 3.0, {}) is None
     assert _elevation_nowhere(ctx(below, nowhere_conf=0.0), {"qa_id": "q"}, 25.0, {}) is None
+
+
+FIRST_Q = "Audio task. Give the direction of the first sound to start in degrees. Be brief."
+
+
+@pytest.mark.parametrize("label, want", [(60.0, "consistent"), (-90.0, "suspicious")])
+def test_an_order_word_label_on_the_sound_starting_later_is_suspicious(late_start, label,
+                                                                       want):
+    # the map shows energy at -90 deg, but that sound starts 1.7 s after the first one
+    v = _azimuth_verdict(late_start, label, FIRST_Q)
+    assert v.verdict == want, v.reason
+    if want == "suspicious":
+        assert abs(v.estimate - 60.0) < 20.0
+        assert "nearer the analysed sound from" in v.reason and "not 0.3 s" in v.reason
+        assert v.evidence["other_sound"]["onset_s"] == pytest.approx(2.0, abs=0.2)
+
+
+def test_no_rank_where_the_clip_has_more_sounds_than_the_analysis_hears(late_start):
+    items = [
+        audit_item("q", "estimate_azimuth", FIRST_Q, "See the label.", "",
+                   {"azimuth_deg": -90.0}),
+        audit_item("n", "count_sources", "How many sources are active?", "Three.", "3",
+                   {"active_count": 3}),
+    ]
+    cc = clip_claims("a", items, class_vocabulary(items))
+    verdicts, _ = audit_clip(cc, late_start)
+    v = next(v for v in verdicts if v.key["qa_id"] == "q")
+    # a third, missed sound could start first: the ranking says nothing
+    assert not any(d.by_rank for d in cc.dirs)
+    assert v.verdict != "suspicious", v.reason

@@ -143,6 +143,8 @@ class DirClaim:
     source: str  # "label" or what context gave it
     el_sign: int = 0
     task: str = ""
+    # the analysis's ranking of onsets tied the item's order word to this direction
+    by_rank: bool = False
 
     @property
     def origin(self) -> str:
@@ -452,6 +454,11 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
     ranked = sorted(first.values(), key=lambda e: e["onset_s"])
     if not ranked:
         return
+    # a rank counts only where the analysis hears at least as many sounds as the clip's
+    # items name or count (a missed sound shifts every rank after it)
+    counts = [int(c) for it in cc.items if it.task_name == "count_sources"
+              for c in [_num((it.answer_meta or {}).get("active_count"))] if c is not None]
+    rankable = len(ranked) >= max([len(source_names(cc)), *counts])
     for name, t0 in list(cc.pseudo_start.items()):
         at = [e for e in events if e.get("azimuth_deg") is not None
               and abs(e["onset_s"] - t0) <= cfg.event_time_tol_s
@@ -468,7 +475,8 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
             continue
         cues = parse_question(it.question)
         k = cues.order
-        if k is None or cues.azimuth_deg is not None or not -len(ranked) <= k < len(ranked):
+        if k is None or cues.azimuth_deg is not None or not -len(ranked) <= k < len(ranked) \
+                or not rankable:
             continue
         k %= len(ranked)
         e = ranked[k]
@@ -486,7 +494,8 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
         subj = near.pop() if near else _pseudo_at(cc, az)
         word = _ORDINAL.get(cues.order, f"number {k + 1}")
         cc.dirs.append(DirClaim(subj, az, None, cfg.az_tol_deg, it.qa_id,
-                                f"the analysed events ({word} to start, {e['onset_s']:.1f} s)"))
+                                f"the analysed events ({word} to start, {e['onset_s']:.1f} s)",
+                                by_rank=True))
         cc.subject[it.qa_id] = subj
         cc.by_cue.add(it.qa_id)
         cc.unresolved.pop(it.qa_id, None)

@@ -137,7 +137,8 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     label = claim.az if fld == "azimuth" else claim.el
     key = _key(cc, it)
     ev: dict[str, Any] = {}
-    others = [d for d in cc.dirs if d.cls == cls and d.qa_id != it.qa_id]
+    # the analysis's reading of which sound this very item's order word names is context too
+    others = [d for d in cc.dirs if d.cls == cls and (d.qa_id != it.qa_id or d.by_rank)]
     if fld == "azimuth":
         ctx = [d for d in others if d.az is not None]
         agree = [d for d in ctx if _az_agrees(label, d)]
@@ -175,9 +176,14 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     backed = start_dir is not None and abs(float(azimuth_difference(
         label, start_dir["azimuth_deg"]))) >= cfg.onset_azimuth_gap_deg and any(
         _az_agrees(start_dir["azimuth_deg"], d) for d in conflict)
+    other_sound = _another_analysed_sound(x, label, conflict) \
+        if fld == "azimuth" and conflict and not agree else None
+    if other_sound is not None:
+        ev["other_sound"] = other_sound
     if conflict and not agree and all(d.source.startswith("the analysed") for d in conflict) \
-            and not backed and (sig is None or _unusable(sig, cfg) is not None
-                                or sig["prominence"] > cfg.doubt_prom):
+            and not backed and other_sound is None \
+            and (sig is None or _unusable(sig, cfg) is not None
+                 or sig["prominence"] > cfg.doubt_prom):
         # the analysis's own reading of which sound is meant contradicts only where the
         # signal shows little of the label's direction too
         ev["note"] = "the analysed events place the source elsewhere, but the signal does " \
@@ -200,6 +206,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
             conf = float(np.clip(0.7 + 0.5 * diff, 0.35, 0.97))
             note = (f"; the signal shows {other:.0f} with prominence {alt['prominence']:.2f} "
                     f"and the label {sig['prominence']:.2f}")
+        if other_sound is not None:
+            note += (f"; the label is nearer the analysed sound from "
+                     f"{other_sound['azimuth_deg']:.0f} deg, which starts at "
+                     f"{other_sound['onset_s']:.1f} s, not {other_sound['claimed_onset_s']:.1f} s")
         gap = abs(float(azimuth_difference(label, other))) if fld == "azimuth" else \
             abs(label - other)
         return LabelVerdict(key, fld, "suspicious", label, other, conf,
@@ -451,6 +461,42 @@ def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
            > cfg.onset_az_tol_deg for f in found):
         return None
     return dict(found[0], start_s=starts[0])
+
+
+def _another_analysed_sound(x: _Ctx, label: float, conflict: list[DirClaim]) -> dict | None:
+    """The analysed source the label points at when the analysis's reading of the item
+    (``conflict``: its claims) names another one: the label is within ``az_tol_deg +
+    sector_slack_deg`` of that source, the claim is ``onset_azimuth_gap_deg`` or more from
+    the label, and the two sources' first onsets are ``time_ctx_tol_s`` or more apart (so
+    the order or start time the question gives tells them apart).  None otherwise, or when a moving
+    event makes directions unreliable."""
+    cfg = x.cfg
+    if x.doa is None or not conflict or not all(
+            d.source.startswith("the analysed") and d.az is not None for d in conflict):
+        return None
+    evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
+    if any(e.get("motion") not in (None, "stationary") for e in evs):
+        return None
+    first: dict[Any, dict] = {}
+    for e in evs:
+        k = e.get("source", id(e))
+        if k not in first or e["onset_s"] < first[k]["onset_s"]:
+            first[k] = e
+
+    def gap(a: float, b: float) -> float:
+        return abs(float(azimuth_difference(a, b)))
+
+    claimed = conflict[0].az
+    if gap(label, claimed) < cfg.onset_azimuth_gap_deg or not first:
+        return None
+    mine = min(first.values(), key=lambda e: gap(e["azimuth_deg"], claimed))
+    near = min(first.values(), key=lambda e: gap(e["azimuth_deg"], label))
+    if near is mine or gap(near["azimuth_deg"], label) > cfg.az_tol_deg + cfg.sector_slack_deg \
+            or abs(near["onset_s"] - mine["onset_s"]) < cfg.time_ctx_tol_s:
+        return None
+    return {"azimuth_deg": round(float(near["azimuth_deg"]), 1),
+            "onset_s": round(float(near["onset_s"]), 2),
+            "claimed_onset_s": round(float(mine["onset_s"]), 2)}
 
 
 def _names_an_earlier_sound(label: float, got: dict, cfg: SobenchAuditConfig) -> bool:
