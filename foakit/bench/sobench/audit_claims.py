@@ -459,6 +459,7 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
     counts = [int(c) for it in cc.items if it.task_name == "count_sources"
               for c in [_num((it.answer_meta or {}).get("active_count"))] if c is not None]
     rankable = len(ranked) >= max([len(source_names(cc)), *counts])
+    _the_only_source(cc, ranked, events, counts, cfg)
     for name, t0 in list(cc.pseudo_start.items()):
         at = [e for e in events if e.get("azimuth_deg") is not None
               and abs(e["onset_s"] - t0) <= cfg.event_time_tol_s
@@ -500,6 +501,24 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
         cc.by_cue.add(it.qa_id)
         cc.unresolved.pop(it.qa_id, None)
         _claims_of(cc, it, subj, cfg)
+
+
+def _the_only_source(cc: ClipClaims, ranked: list[dict], events: list[dict],
+                     counts: list[int], cfg: SobenchAuditConfig) -> None:
+    """Where the analysis hears one stationary source and the clip's items name one sound
+    class (and count no more than one sound), that class comes from the source's direction:
+    a direction claim from the analysis for a class no question places."""
+    subjects = {s for s in cc.subject.values() if s is not None and s not in cc.pseudo}
+    if len(ranked) != 1 or len(subjects) != 1 or any(c > 1 for c in counts) \
+            or any(e.get("motion") not in (None, "stationary") for e in events):
+        return
+    subj = subjects.pop()
+    if subj in cc.moving or any(d.cls == subj and d.az is not None for d in cc.dirs
+                                if d.source != "label"):
+        return
+    qid = next(q for q, s in cc.subject.items() if s == subj)
+    cc.dirs.append(DirClaim(subj, float(ranked[0]["azimuth_deg"]), None, cfg.az_tol_deg, qid,
+                            "the analysed events (the only source the analysis hears)"))
 
 
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
