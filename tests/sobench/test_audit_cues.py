@@ -211,3 +211,84 @@ def test_no_rank_where_the_clip_has_more_sounds_than_the_analysis_hears(late_sta
     # a third, missed sound could start first: the ranking says nothing
     assert not any(d.by_rank for d in cc.dirs)
     assert v.verdict != "suspicious", v.reason
+
+
+@pytest.fixture(scope="module")
+def one_source(tmp_path_factory):
+    """One sound at 60 deg from 1.0 to 3.5 s of a 6 s clip."""
+    x = plane_wave_scene([(60, 0, 1.0, 3.5)], duration=6.0, seed=3, snr_db=30)
+    p = tmp_path_factory.mktemp("one") / "a.wav"
+    sf.write(p, x.T, 16000, subtype="PCM_16")
+    return estimate_clip("a", p)
+
+
+def _shifted_pair(place: bool):
+    """A span and an onset of the dog, both 1.5 s late (shifted alike); with ``place``, a
+    question puts the dog at 60 deg."""
+    items = [
+        audit_item("s", "detect_time", "When is the dog heard?", "From 2.5 s to 5.0 s.",
+                   "2.5s to 5.0s", {"time_span": [2.5, 5.0]}),
+        audit_item("o", "onset_from_location", "When does the dog start?", "At 2.5 s.",
+                   "2.5s", {"onset_time": 2.5}),
+        audit_item("n", "count_sources", "How many sources are active?", "One.", "1",
+                   {"active_count": 1}),
+        audit_item("w", "detect_source", "What sound can be heard?", "A dog.", "dog"),
+    ]
+    if place:
+        items.append(audit_item("i", "identify_source_by_doa", "What is the sound at an "
+                                "azimuth of about 60 degrees?", "A dog.", "dog"))
+    return items
+
+
+@pytest.mark.parametrize("place", [True, False])
+def test_labels_shifted_alike_lose_each_others_support(one_source, place):
+    items = _shifted_pair(place)
+    cc = clip_claims("a", items, class_vocabulary(items))
+    verdicts, _ = audit_clip(cc, one_source)
+    v = {x.key["qa_id"]: x for x in verdicts}
+    # the signal overrules the agreeing span; the onset then stands alone and is caught too
+    assert v["s"].verdict == "suspicious", v["s"].reason
+    assert v["o"].verdict == "suspicious", v["o"].reason
+    assert v["o"].evidence["dropped_support"] == ["s"]
+    assert v["o"].estimate == pytest.approx(1.0, abs=0.5)
+    # without a question placing it, the one analysed source is the dog
+    assert any(d.source.startswith("the analysed events (the only source") for d in cc.dirs) \
+        is not place
+
+
+def test_the_only_source_needs_one_named_class_and_no_larger_count(one_source):
+    items = _shifted_pair(False)
+    items[2] = audit_item("n", "count_sources", "How many sources are active?", "Two.", "2",
+                          {"active_count": 2})
+    cc = clip_claims("a", items, class_vocabulary(items))
+    audit_clip(cc, one_source)
+    assert not any(d.source.startswith("the analysed") for d in cc.dirs)
+    items = _shifted_pair(False) + [
+        audit_item("g", "detect_source", "What else can be heard?", "A gong.", "gong")]
+    cc = clip_claims("a", items, class_vocabulary(items))
+    audit_clip(cc, one_source)
+    assert not any(d.source.startswith("the analysed") for d in cc.dirs)
+
+
+def test_a_smeared_presence_does_not_overrule_an_event_starting_at_the_label(one_source,
+                                                                             monkeypatch):
+    import foakit.bench.sobench.audit_time as audit_time
+
+    items = [audit_item("o", "onset_from_location", "When does the dog start?", "At 1.0 s.",
+                        "1.0s", {"onset_time": 1.0}),
+             audit_item("i", "identify_source_by_doa", "What is the sound at an azimuth of "
+                        "about 60 degrees?", "A dog.", "dog")]
+    # the presence at the dog's direction fits a start 1.5 s later (as reverberation or a
+    # sound nearby makes it); the analysed event from 60 deg starts at the label
+    fit = {"status": "shifted", "known": True, "fits": [],
+           "fit": {"direction": 60.0, "from": "i", "at_label": 0.1, "best_shift_s": 1.5,
+                   "best": 0.9, "gain": 0.8}}
+    monkeypatch.setattr(audit_time, "_time_fit", lambda *a, **k: fit)
+    cc = clip_claims("a", items, class_vocabulary(items))
+    v = next(x for x in audit_clip(cc, one_source)[0] if x.key["qa_id"] == "o")
+    assert v.verdict == "unverifiable" and "starts at the label" in v.reason
+    items[0] = audit_item("o", "onset_from_location", "When does the dog start?", "At 2.5 s.",
+                          "2.5s", {"onset_time": 2.5})
+    cc = clip_claims("a", items, class_vocabulary(items))
+    v = next(x for x in audit_clip(cc, one_source)[0] if x.key["qa_id"] == "o")
+    assert v.verdict == "suspicious"

@@ -267,6 +267,27 @@ def _audit_distance(x: _Ctx, it: QAItem) -> LabelVerdict:
                                "distance label (relations are checked against it)")
 
 
+def _without_suspicious_support(x: _Ctx, by_id: dict[str, QAItem]) -> None:
+    """A time label found consistent only because other labels agree with it is heard again
+    without them when the audit finds every one of them suspicious (labels shifted alike
+    confirm each other; the signal may have caught the others)."""
+    for t in x.cc.times:
+        v = x.verdict.get(t.qa_id)
+        if t.source != "label" or t.qa_id not in by_id or v is None \
+                or v.verdict != "consistent" or v.field not in ("time_span", "onset"):
+            continue
+        agreeing = {c["qa_id"] for c in v.evidence.get("context") or [] if c.get("agrees")}
+        if not agreeing or any(u.source != "label" for u in x.cc.times
+                               if u.qa_id in agreeing and u.cls == t.cls):
+            continue  # a question's own time is support the signal did not overrule
+        if all(x.verdict.get(q) is not None and x.verdict[q].verdict == "suspicious"
+               for q in agreeing):
+            again = _audit_time(x, by_id[t.qa_id], t, dropped=frozenset(agreeing))
+            if again.verdict != "consistent":
+                again.evidence["dropped_support"] = sorted(agreeing)
+                x.verdict[t.qa_id] = again
+
+
 def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
                cfg: SobenchAuditConfig | None = None) -> tuple[list[LabelVerdict], dict]:
     """Verdicts on the labels of one audio file.
@@ -319,6 +340,7 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
                         and it.task_name == "onset_from_location"):
                     v = audit_onset_by_direction(x, it) or v
             x.verdict[t.qa_id] = v
+    _without_suspicious_support(x, by_id)
     for it in cc.items:
         if it.qa_id in x.verdict:
             continue

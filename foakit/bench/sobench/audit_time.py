@@ -256,7 +256,10 @@ def _two_places(x: _Ctx, a: str, b: str) -> bool:
     return abs(float(azimuth_difference(pa[0], pb[0]))) > pa[1] + pb[1] + x.cfg.place_slack_deg
 
 
-def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
+def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
+                dropped: frozenset[str] = frozenset()) -> LabelVerdict:
+    """The verdict on a time label; the labels of the items in ``dropped`` are not heard as
+    context."""
     cfg, cc = x.cfg, x.cc
     cls = claim.cls
     fld = "time_span" if claim.kind == "span" else "onset"
@@ -265,7 +268,8 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
     ev: dict[str, Any] = {}
     # the item's own question may say when its sound starts; its own label is not evidence
     ctx = [t for t in cc.times if t.cls == cls and t.kind != "window"
-           and (t.qa_id != it.qa_id or t.source != "label")]
+           and (t.qa_id != it.qa_id or t.source != "label")
+           and not (t.source == "label" and t.qa_id in dropped)]
     wins = [t for t in cc.times if t.cls == cls and t.kind == "window"]
     agree, conflict = [], []
     apart = []
@@ -375,7 +379,8 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
             fit = _time_fit(x, pres, known, claim.kind, claim.a, claim.b)
             f = fit.get("fit")
             if fit["status"] == "shifted" and f is not None and \
-                    f["gain"] >= cfg.agree_override_gain:
+                    f["gain"] >= cfg.agree_override_gain and \
+                    not _event_starts(events, claim.a, cfg.event_time_tol_s):
                 d = f["best_shift_s"]
                 est = [claim.a + d, claim.b + d] if fld == "time_span" else claim.a + d
                 ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
@@ -397,6 +402,13 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim) -> LabelVerdict:
         return _event_verdict(key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
     if fit["status"] == "here":
         return LabelVerdict(key, fld, "consistent", label, evidence=ev)
+    if fit["status"] == "shifted" and _event_starts(events, claim.a, cfg.event_time_tol_s):
+        # the presence is smeared by reverberation and by sounds nearby; the in-cone onsets
+        # of the source's own event are not
+        return LabelVerdict(key, fld, "unverifiable", label,
+                            reason="the direction's presence fits a shifted time, but an "
+                                   "analysed event from the source's direction starts at the "
+                                   "label", evidence=ev)
     if fit["status"] == "shifted":
         f = fit["fit"]
         d = f["best_shift_s"]
