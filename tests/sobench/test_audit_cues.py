@@ -292,3 +292,27 @@ def test_a_smeared_presence_does_not_overrule_an_event_starting_at_the_label(one
     cc = clip_claims("a", items, class_vocabulary(items))
     v = next(x for x in audit_clip(cc, one_source)[0] if x.key["qa_id"] == "o")
     assert v.verdict == "suspicious"
+
+
+def test_a_direction_read_in_a_suspicious_labels_window_is_set_aside():
+    from foakit.audit.verdicts import LabelVerdict
+    from foakit.bench.sobench.audit import _without_suspicious_windows
+
+    def run(time_verdict="suspicious", fld="azimuth", context=()):
+        x = _Ctx(cc=None, clip=None, doa=None, cfg=SobenchAuditConfig())
+        x.verdict["t"] = LabelVerdict({"qa_id": "t"}, "time_span", time_verdict, [4.0, 5.0],
+                                      [1.0, 2.0], 0.8, "shifted")
+        x.verdict["a"] = LabelVerdict({"qa_id": "a"}, fld, "suspicious", 60.0, -90.0, 0.7,
+                                      "the signal shows little energy from the label",
+                                      {"signal": {"window_from": "t"},
+                                       "context": list(context)})
+        _without_suspicious_windows(x)
+        return x.verdict["a"]
+
+    v = run()
+    assert v.verdict == "unverifiable" and "time window of t" in v.reason
+    assert v.evidence["set_aside"].startswith("the signal shows little energy")
+    assert run(time_verdict="consistent").verdict == "suspicious"
+    # an elevation sign flip shows wherever the source sounds; a context conflict stands
+    assert run(fld="elevation").verdict == "suspicious"
+    assert run(context=[{"qa_id": "q", "agrees": False}]).verdict == "suspicious"

@@ -288,6 +288,27 @@ def _without_suspicious_support(x: _Ctx, by_id: dict[str, QAItem]) -> None:
                 x.verdict[t.qa_id] = again
 
 
+def _without_suspicious_windows(x: _Ctx) -> None:
+    """An azimuth label the signal alone made suspicious, in the time window of another
+    item's time label that the audit then finds suspicious, is unverifiable: the signal was
+    read at the wrong time.  (An elevation sign flip shows wherever the source sounds, so a
+    shifted window that still overlaps it does not undo one.)"""
+    for q, v in list(x.verdict.items()):
+        if v.verdict != "suspicious" or v.field != "azimuth":
+            continue
+        src = (v.evidence.get("signal") or {}).get("window_from")
+        w = x.verdict.get(src) if isinstance(src, str) else None
+        if w is None or src == q or w.verdict != "suspicious" \
+                or w.field not in ("time_span", "onset") \
+                or any(not c.get("agrees") for c in v.evidence.get("context") or []):
+            continue
+        ev = dict(v.evidence, set_aside=v.reason)
+        x.verdict[q] = LabelVerdict(v.key, v.field, "unverifiable", v.label, v.estimate,
+                                    reason=f"the signal was read in the time window of {src}, "
+                                           "whose label the audit finds suspicious",
+                                    evidence=ev)
+
+
 def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
                cfg: SobenchAuditConfig | None = None) -> tuple[list[LabelVerdict], dict]:
     """Verdicts on the labels of one audio file.
@@ -341,6 +362,7 @@ def audit_clip(cc: ClipClaims, clip: ClipEstimate | None,
                     v = audit_onset_by_direction(x, it) or v
             x.verdict[t.qa_id] = v
     _without_suspicious_support(x, by_id)
+    _without_suspicious_windows(x)
     for it in cc.items:
         if it.qa_id in x.verdict:
             continue
