@@ -468,8 +468,8 @@ def _another_analysed_sound(x: _Ctx, label: float, conflict: list[DirClaim]) -> 
     (``conflict``: its claims) names another one: the label is within ``az_tol_deg +
     sector_slack_deg`` of that source, the claim is ``onset_azimuth_gap_deg`` or more from
     the label, and the two sources' first onsets are ``time_ctx_tol_s`` or more apart (so
-    the order or start time the question gives tells them apart).  None otherwise, or when a moving
-    event makes directions unreliable."""
+    the order or start time the question gives tells them apart).  None otherwise, or when
+    a moving event makes directions unreliable."""
     cfg = x.cfg
     if x.doa is None or not conflict or not all(
             d.source.startswith("the analysed") and d.az is not None for d in conflict):
