@@ -326,6 +326,8 @@ def test_diagonals_with_or_without_and(question, azimuth):
     ("Listen to the clip. State the onset of a sound from behind you.", "azimuth_deg", 180.0),
     ("Here is a clip. Report the time at which something starts after 7 seconds.",
      "window", (7.0, math.inf)),
+    ("Here is a clip. Based on what you hear, which sound is behind you?", "azimuth_deg",
+     180.0),
     # instructions about the answer stay out
     ("Where is the dog at 2 o'clock? Give your answer in degrees, using 0 for front.",
      "azimuth_deg", -60.0),

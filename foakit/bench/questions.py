@@ -22,7 +22,8 @@ _INSTRUCTION = re.compile(r"^\s*(?:listen|answer|respond|reply|report|give|provi
                           r"state|express|based on|note|assume|format|round)\b", re.I)
 # an imperative that asks about a sound is the question, not an instruction: "Give the
 # direction of the last event", "State the onset of a sound from the left", "Report the
-# time at which the dog starts"
+# time at which the dog starts"; so is a sentence that ends in a question mark ("Based on
+# the events you recognised, which sound is on the left?")
 _ASKS = re.compile(r"\b(?:of|for)\s+(?:the|a|an|each|every|this|that|any|whatever|whichever)"
                    r"\b|\bat which\b", re.I)
 # an angle convention stated in passing: "(0 degrees is straight ahead and positive angles
@@ -293,7 +294,8 @@ def _core_text(question: str) -> str:
     text = re.sub(r"\([^)]*\)", lambda m: " " if _CONVENTION.search(m.group(0))
                   else m.group(0), str(question))
     sentences = re.split(r"(?<=[.?!])\s+", text)
-    kept = [s for s in sentences if (not _INSTRUCTION.match(s) or _ASKS.search(s))
+    kept = [s for s in sentences if (not _INSTRUCTION.match(s) or _ASKS.search(s)
+                                     or s.rstrip().endswith("?"))
             and not _CONVENTION.search(s)]
     return " ".join(kept) if kept else text
 
