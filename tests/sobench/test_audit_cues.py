@@ -316,3 +316,25 @@ def test_a_direction_read_in_a_suspicious_labels_window_is_set_aside():
     # an elevation sign flip shows wherever the source sounds; a context conflict stands
     assert run(fld="elevation").verdict == "suspicious"
     assert run(context=[{"qa_id": "q", "agrees": False}]).verdict == "suspicious"
+
+
+def test_an_unsupported_azimuth_is_suspicious_even_where_the_map_is_diffuse():
+    from foakit.bench.questions import parse_question
+    from foakit.bench.sobench.audit_direction import _unsupported_azimuth
+
+    ev = {"onset_s": 1.0, "offset_s": 3.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
+          "motion": "stationary", "source": 0}
+    ons = [[1.0 + 0.1 * i, 40.0 + i, 0.0, 1.0, 1.0, 0.0] for i in range(5)]
+    x = _ctx([ev], ons)
+    cues = parse_question("What is the azimuth of the nearest sound?")
+    # nothing analysed comes from -120 deg: the diffuse map does not save the label
+    v = _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, None, cues, {})
+    assert v.verdict == "suspicious" and v.estimate == 40.0 and "diffuse" in v.reason
+    assert v.confidence == x.cfg.unsupported_conf
+    # a label the event supports, a label near it, the farthest sound, too few onsets: none
+    assert _unsupported_azimuth(x, {"qa_id": "q"}, 45.0, None, cues, {}) is None
+    assert _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, (-100.0, 0.4), cues, {}) is None
+    far = parse_question("What is the azimuth of the farthest sound?")
+    assert _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, None, far, {}) is None
+    assert _unsupported_azimuth(_ctx([ev], ons[:3]), {"qa_id": "q"}, -120.0, None, cues,
+                                {}) is None

@@ -231,6 +231,12 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                         ev, why)
             if fb is not None:
                 return fb
+        if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
+            # the map's best second is diffuse, but the events and onsets still say where
+            # the clip's sounds come from
+            fb = _unsupported_azimuth(x, key, label, None, cues, ev)
+            if fb is not None:
+                return fb
         return LabelVerdict(key, fld, "unverifiable", label, reason=why, evidence=ev)
     p = sig["prominence"]
     w = sig["window"]
@@ -277,25 +283,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                             reason=f"reverberant window (diffuseness {sig['psi']:.2f}) and "
                                    f"the onsets lean to the mirrored elevation "
                                    f"({vote['flipped']} against {vote['label']})", evidence=ev)
-    if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip" \
-            and cfg.unsupported_conf > 0 \
-            and cues.superlative not in ("farthest", "quietest"):
-        # somewhere in a reverberant clip almost any direction holds its second of energy:
-        # a whole-clip check also asks the analysed events and the onsets (but not for the
-        # farthest or quietest sound, the one the analysis is likeliest to miss)
-        sup = _clip_support(x, label)
-        if sup is not None:
-            ev["clip_support"] = sup
-            if sup["events"] == 0 and sup["onsets"] < cfg.onset_min_votes \
-                    and sup["onsets_all"] >= 2 * cfg.onset_min_votes \
-                    and abs(float(azimuth_difference(estimate, label))) \
-                    >= cfg.onset_azimuth_gap_deg:
-                return LabelVerdict(key, fld, "suspicious", label, estimate,
-                                    cfg.unsupported_conf,
-                                    f"no analysed event and {sup['onsets']} of "
-                                    f"{sup['onsets_all']} onsets come from the labelled "
-                                    f"azimuth; the map shows it only in its best second "
-                                    f"(prominence {p:.2f})", ev)
+    if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
+        fb = _unsupported_azimuth(x, key, label, (estimate, p), cues, ev)
+        if fb is not None:
+            return fb
     if start_dir is not None and _names_an_earlier_sound(label, start_dir, cfg):
         # the map holds the label's direction because another sound plays there already
         fb = _onset_azimuth_verdict(key, label, start_dir, cfg, ev,
@@ -461,6 +452,43 @@ def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
            > cfg.onset_az_tol_deg for f in found):
         return None
     return dict(found[0], start_s=starts[0])
+
+
+def _unsupported_azimuth(x: _Ctx, key: dict, label: float,
+                         best: tuple[float, float] | None, cues: Cues,
+                         ev: dict) -> LabelVerdict | None:
+    """Somewhere in a reverberant clip almost any direction holds its second of energy: an
+    azimuth label held against the whole clip is suspicious (``unsupported_conf``) when no
+    analysed event and fewer than ``onset_min_votes`` onsets come from it, the clip has at
+    least twice that many onsets, and the map's best second (``best``: its azimuth and the
+    label's prominence) or, where that second is diffuse (None), every analysed event
+    points ``onset_azimuth_gap_deg`` or more elsewhere.  Not for the farthest or quietest
+    sound, the one the analysis is likeliest to miss."""
+    cfg = x.cfg
+    if cfg.unsupported_conf <= 0 or cues.superlative in ("farthest", "quietest"):
+        return None
+    sup = _clip_support(x, label)
+    if sup is None:
+        return None
+    ev["clip_support"] = sup
+    if sup["events"] or sup["onsets"] >= cfg.onset_min_votes \
+            or sup["onsets_all"] < 2 * cfg.onset_min_votes:
+        return None
+    if best is not None:
+        estimate, p = best
+        where = f"the map shows it only in its best second (prominence {p:.2f})"
+    else:
+        evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
+        if not evs:
+            return None
+        estimate = float(min(evs, key=lambda e: abs(float(azimuth_difference(
+            e["azimuth_deg"], label))))["azimuth_deg"])
+        where = "the map's best second is diffuse"
+    if abs(float(azimuth_difference(estimate, label))) < cfg.onset_azimuth_gap_deg:
+        return None
+    return LabelVerdict(key, "azimuth", "suspicious", label, estimate, cfg.unsupported_conf,
+                        f"no analysed event and {sup['onsets']} of {sup['onsets_all']} "
+                        f"onsets come from the labelled azimuth; {where}", ev)
 
 
 def _another_analysed_sound(x: _Ctx, label: float, conflict: list[DirClaim]) -> dict | None:
