@@ -10,11 +10,11 @@ from foakit.audit.estimates import DoaEstimate, estimate_clip
 from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
 from foakit.bench.sobench.audit_config import SobenchAuditConfig
 from foakit.bench.sobench.audit_direction import (
-    _clip_support,
     _Ctx,
     _names_an_earlier_sound,
     _onset_azimuth_verdict,
 )
+from foakit.bench.sobench.audit_support import _clip_support, _unsupported_azimuth
 
 from ..scenes import plane_wave_scene
 from .items import audit_item
@@ -78,21 +78,27 @@ def _ctx(events, onsets):
     return _Ctx(cc=None, clip=None, doa=doa, cfg=SobenchAuditConfig())
 
 
+def _dc(events_or_ctx, onsets=None):
+    """(doa, cfg) of a context, or of one made from events and onsets."""
+    x = events_or_ctx if isinstance(events_or_ctx, _Ctx) else _ctx(events_or_ctx, onsets)
+    return x.doa, x.cfg
+
+
 def test_clip_support_counts_events_and_onsets_from_a_direction():
     ev = {"onset_s": 1.0, "offset_s": 3.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
           "motion": "stationary", "source": 0}
     ons = [[1.0, 42.0, 0.0, 1.0, 1.0, 0.0], [1.0, 38.0, 0.0, 1.0, 1.0, 1.0],
            [2.0, -100.0, 0.0, 1.0, 1.0, 0.0]]
-    sup = _clip_support(_ctx([ev], ons), 40.0)
+    sup = _clip_support(*_dc([ev], ons), 40.0)
     assert sup == {"events": 1, "events_all": 1, "onsets": 2, "onsets_all": 3}
-    sup = _clip_support(_ctx([ev], ons), 140.0)
+    sup = _clip_support(*_dc([ev], ons), 140.0)
     assert sup["events"] == 0 and sup["onsets"] == 0
     # the events' tolerance is the sector slack wider than the label tolerance
-    assert _clip_support(_ctx([ev], ons), 40.0 + 30.0)["events"] == 1
-    assert _clip_support(_ctx([ev], None), 40.0)["onsets_all"] == 0
+    assert _clip_support(*_dc([ev], ons), 40.0 + 30.0)["events"] == 1
+    assert _clip_support(*_dc([ev], None), 40.0)["onsets_all"] == 0
     # nothing analysed, or a moving event: no support figures
-    assert _clip_support(_ctx([], ons), 40.0) is None
-    assert _clip_support(_ctx([dict(ev, motion="left_to_right")], ons), 40.0) is None
+    assert _clip_support(*_dc([], ons), 40.0) is None
+    assert _clip_support(*_dc([dict(ev, motion="left_to_right")], ons), 40.0) is None
 
 
 def test_superlatives_name_one_sound_per_clip():
@@ -320,7 +326,6 @@ def test_a_direction_read_in_a_suspicious_labels_window_is_set_aside():
 
 def test_an_unsupported_azimuth_is_suspicious_even_where_the_map_is_diffuse():
     from foakit.bench.questions import parse_question
-    from foakit.bench.sobench.audit_direction import _unsupported_azimuth
 
     ev = {"onset_s": 1.0, "offset_s": 3.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
           "motion": "stationary", "source": 0}
@@ -328,13 +333,13 @@ def test_an_unsupported_azimuth_is_suspicious_even_where_the_map_is_diffuse():
     x = _ctx([ev], ons)
     cues = parse_question("What is the azimuth of the nearest sound?")
     # nothing analysed comes from -120 deg: the diffuse map does not save the label
-    v = _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, None, cues, {})
+    v = _unsupported_azimuth(*_dc(x), {"qa_id": "q"}, -120.0, None, cues, {})
     assert v.verdict == "suspicious" and v.estimate == 40.0 and "diffuse" in v.reason
     assert v.confidence == x.cfg.unsupported_conf
     # a label the event supports, a label near it, the farthest sound, too few onsets: none
-    assert _unsupported_azimuth(x, {"qa_id": "q"}, 45.0, None, cues, {}) is None
-    assert _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, (-100.0, 0.4), cues, {}) is None
+    assert _unsupported_azimuth(*_dc(x), {"qa_id": "q"}, 45.0, None, cues, {}) is None
+    assert _unsupported_azimuth(*_dc(x), {"qa_id": "q"}, -120.0, (-100.0, 0.4), cues, {}) is None
     far = parse_question("What is the azimuth of the farthest sound?")
-    assert _unsupported_azimuth(x, {"qa_id": "q"}, -120.0, None, far, {}) is None
-    assert _unsupported_azimuth(_ctx([ev], ons[:3]), {"qa_id": "q"}, -120.0, None, cues,
+    assert _unsupported_azimuth(*_dc(x), {"qa_id": "q"}, -120.0, None, far, {}) is None
+    assert _unsupported_azimuth(*_dc(_ctx([ev], ons[:3])), {"qa_id": "q"}, -120.0, None, cues,
                                 {}) is None

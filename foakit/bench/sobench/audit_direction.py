@@ -19,6 +19,7 @@ from ...conventions import azimuth_difference
 from ..questions import Cues
 from .audit_claims import ClipClaims, DirClaim, question_start
 from .audit_config import SobenchAuditConfig
+from .audit_support import _another_analysed_sound, _unsupported_azimuth
 from .format import QAItem, parse_question
 
 # ----------------------------------------------------------------------------------------
@@ -176,7 +177,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     backed = start_dir is not None and abs(float(azimuth_difference(
         label, start_dir["azimuth_deg"]))) >= cfg.onset_azimuth_gap_deg and any(
         _az_agrees(start_dir["azimuth_deg"], d) for d in conflict)
-    other_sound = _another_analysed_sound(x, label, conflict) \
+    other_sound = _another_analysed_sound(x.doa, cfg, label, conflict) \
         if fld == "azimuth" and conflict and not agree else None
     if other_sound is not None:
         ev["other_sound"] = other_sound
@@ -234,7 +235,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
             # the map's best second is diffuse, but the events and onsets still say where
             # the clip's sounds come from
-            fb = _unsupported_azimuth(x, key, label, None, cues, ev)
+            fb = _unsupported_azimuth(x.doa, cfg, key, label, None, cues, ev)
             if fb is not None:
                 return fb
         return LabelVerdict(key, fld, "unverifiable", label, reason=why, evidence=ev)
@@ -284,7 +285,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                                    f"the onsets lean to the mirrored elevation "
                                    f"({vote['flipped']} against {vote['label']})", evidence=ev)
     if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
-        fb = _unsupported_azimuth(x, key, label, (estimate, p), cues, ev)
+        fb = _unsupported_azimuth(x.doa, cfg, key, label, (estimate, p), cues, ev)
         if fb is not None:
             return fb
     if start_dir is not None and _names_an_earlier_sound(label, start_dir, cfg):
@@ -454,79 +455,6 @@ def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
     return dict(found[0], start_s=starts[0])
 
 
-def _unsupported_azimuth(x: _Ctx, key: dict, label: float,
-                         best: tuple[float, float] | None, cues: Cues,
-                         ev: dict) -> LabelVerdict | None:
-    """Somewhere in a reverberant clip almost any direction holds its second of energy: an
-    azimuth label held against the whole clip is suspicious (``unsupported_conf``) when no
-    analysed event and fewer than ``onset_min_votes`` onsets come from it, the clip has at
-    least twice that many onsets, and the map's best second (``best``: its azimuth and the
-    label's prominence) or, where that second is diffuse (None), every analysed event
-    points ``onset_azimuth_gap_deg`` or more elsewhere.  Not for the farthest or quietest
-    sound, the one the analysis is likeliest to miss."""
-    cfg = x.cfg
-    if cfg.unsupported_conf <= 0 or cues.superlative in ("farthest", "quietest"):
-        return None
-    sup = _clip_support(x, label)
-    if sup is None:
-        return None
-    ev["clip_support"] = sup
-    if sup["events"] or sup["onsets"] >= cfg.onset_min_votes \
-            or sup["onsets_all"] < 2 * cfg.onset_min_votes:
-        return None
-    if best is not None:
-        estimate, p = best
-        where = f"the map shows it only in its best second (prominence {p:.2f})"
-    else:
-        evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
-        if not evs:
-            return None
-        estimate = float(min(evs, key=lambda e: abs(float(azimuth_difference(
-            e["azimuth_deg"], label))))["azimuth_deg"])
-        where = "the map's best second is diffuse"
-    if abs(float(azimuth_difference(estimate, label))) < cfg.onset_azimuth_gap_deg:
-        return None
-    return LabelVerdict(key, "azimuth", "suspicious", label, estimate, cfg.unsupported_conf,
-                        f"no analysed event and {sup['onsets']} of {sup['onsets_all']} "
-                        f"onsets come from the labelled azimuth; {where}", ev)
-
-
-def _another_analysed_sound(x: _Ctx, label: float, conflict: list[DirClaim]) -> dict | None:
-    """The analysed source the label points at when the analysis's reading of the item
-    (``conflict``: its claims) names another one: the label is within ``az_tol_deg +
-    sector_slack_deg`` of that source, the claim is ``onset_azimuth_gap_deg`` or more from
-    the label, and the two sources' first onsets are ``time_ctx_tol_s`` or more apart (so
-    the order or start time the question gives tells them apart).  None otherwise, or when
-    a moving event makes directions unreliable."""
-    cfg = x.cfg
-    if x.doa is None or not conflict or not all(
-            d.source.startswith("the analysed") and d.az is not None for d in conflict):
-        return None
-    evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
-    if any(e.get("motion") not in (None, "stationary") for e in evs):
-        return None
-    first: dict[Any, dict] = {}
-    for e in evs:
-        k = e.get("source", id(e))
-        if k not in first or e["onset_s"] < first[k]["onset_s"]:
-            first[k] = e
-
-    def gap(a: float, b: float) -> float:
-        return abs(float(azimuth_difference(a, b)))
-
-    claimed = conflict[0].az
-    if gap(label, claimed) < cfg.onset_azimuth_gap_deg or not first:
-        return None
-    mine = min(first.values(), key=lambda e: gap(e["azimuth_deg"], claimed))
-    near = min(first.values(), key=lambda e: gap(e["azimuth_deg"], label))
-    if near is mine or gap(near["azimuth_deg"], label) > cfg.az_tol_deg + cfg.sector_slack_deg \
-            or abs(near["onset_s"] - mine["onset_s"]) < cfg.time_ctx_tol_s:
-        return None
-    return {"azimuth_deg": round(float(near["azimuth_deg"]), 1),
-            "onset_s": round(float(near["onset_s"]), 2),
-            "claimed_onset_s": round(float(mine["onset_s"]), 2)}
-
-
 def _names_an_earlier_sound(label: float, got: dict, cfg: SobenchAuditConfig) -> bool:
     """The label is far from the onsets new at the start time and ``onset_min_votes`` or more
     onsets of the moments before come from it."""
@@ -576,30 +504,6 @@ def _elevation_nowhere(x: _Ctx, key: dict, label: float, ev: dict) -> LabelVerdi
                         f"no onset of the clip comes from the labelled elevation ({label:.0f} "
                         f"deg) and {vote['flipped']} come from {-label:.0f} deg: no sound of "
                         "the clip starts at the label's", ev)
-
-
-def _clip_support(x: _Ctx, az: float) -> dict | None:
-    """What of the whole clip comes from azimuth ``az``: the analysed events (stationary,
-    within ``az_tol_deg + sector_slack_deg``) and the onsets (within ``onset_az_tol_deg``),
-    with how many there are in all; None when a moving event makes directions unreliable or
-    the analysis found nothing to count."""
-    cfg = x.cfg
-    if x.doa is None:
-        return None
-    evs = [e for e in x.doa.events if e.get("azimuth_deg") is not None]
-    if not evs or any(e.get("motion") not in (None, "stationary") for e in evs):
-        return None
-    near_ev = [e for e in evs if abs(float(azimuth_difference(e["azimuth_deg"], az)))
-               <= cfg.az_tol_deg + cfg.sector_slack_deg]
-    o = x.doa.onsets
-    n_on, near_on = 0, 0
-    if o is not None and len(o):
-        o = np.asarray(o, dtype=float)
-        n_on = len(o)
-        near_on = int(np.sum(np.abs((o[:, 1] - az + 180.0) % 360.0 - 180.0)
-                             <= cfg.onset_az_tol_deg))
-    return {"events": len(near_ev), "events_all": len(evs), "onsets": near_on,
-            "onsets_all": n_on}
 
 
 def _onset_side(vote: dict, cfg) -> str | None:
