@@ -17,8 +17,7 @@ from .audit_config import SobenchAuditConfig
 
 
 def _unsupported_azimuth(doa: DoaEstimate | None, cfg: SobenchAuditConfig, key: dict,
-                         label: float,
-                         best: tuple[float, float] | None, cues: Cues,
+                         label: float, best: tuple[float, float] | None, cues: Cues,
                          ev: dict) -> LabelVerdict | None:
     """Somewhere in a reverberant clip almost any direction holds its second of energy: an
     azimuth label held against the whole clip is suspicious (``unsupported_conf``) when no
