@@ -25,6 +25,7 @@ __all__ = [
     "TimeClaim",
     "source_names",
     "resolve_by_events",
+    "first_onsets",
     "anonymous_sources",
     "question_start",
 ]
@@ -428,6 +429,19 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
 _ORDINAL = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", -1: "last"}
 
 
+def first_onsets(events: list[dict]) -> dict[Any, dict]:
+    """Each analysed source's first event (events without an azimuth left out), by its
+    ``source`` (an event without one is a source of its own)."""
+    first: dict[Any, dict] = {}
+    for e in events:
+        if e.get("azimuth_deg") is None:
+            continue
+        k = e.get("source", id(e))
+        if k not in first or e["onset_s"] < first[k]["onset_s"]:
+            first[k] = e
+    return first
+
+
 def resolve_by_events(cc: ClipClaims, events: list[dict],
                       cfg: SobenchAuditConfig | None = None) -> None:
     """Give the class-less items that name their sound by order ("the first event", "the
@@ -444,14 +458,7 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
     only where the signal does not support the label: see ``_audit_direction``).
     """
     cfg = cfg or SobenchAuditConfig()
-    first: dict[Any, dict] = {}
-    for e in events:
-        if e.get("azimuth_deg") is None:
-            continue
-        k = e.get("source", id(e))
-        if k not in first or e["onset_s"] < first[k]["onset_s"]:
-            first[k] = e
-    ranked = sorted(first.values(), key=lambda e: e["onset_s"])
+    ranked = sorted(first_onsets(events).values(), key=lambda e: e["onset_s"])
     if not ranked:
         return
     # a rank counts only where the analysis hears at least as many sounds as the clip's

@@ -461,7 +461,7 @@ def _names_an_earlier_sound(label: float, got: dict, cfg: SobenchAuditConfig) ->
     if abs(float(azimuth_difference(label, got["azimuth_deg"]))) < cfg.onset_azimuth_gap_deg:
         return False
     before = np.asarray(got.get("before") or [], dtype=float)
-    return int(np.sum(np.abs((before - label + 180.0) % 360.0 - 180.0)
+    return int(np.sum(np.abs(azimuth_difference(before, label))
                       <= cfg.onset_az_tol_deg)) >= cfg.onset_min_votes
 
 

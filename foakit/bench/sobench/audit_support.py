@@ -4,15 +4,13 @@ when the question names another one (:mod:`foakit.bench.sobench.audit_direction`
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ...audit.estimates import DoaEstimate
 from ...audit.verdicts import LabelVerdict
 from ...conventions import azimuth_difference
 from ..questions import Cues
-from .audit_claims import DirClaim
+from .audit_claims import DirClaim, first_onsets
 from .audit_config import SobenchAuditConfig
 
 
@@ -66,11 +64,7 @@ def _another_analysed_sound(doa: DoaEstimate | None, cfg: SobenchAuditConfig, la
     evs = [e for e in doa.events if e.get("azimuth_deg") is not None]
     if any(e.get("motion") not in (None, "stationary") for e in evs):
         return None
-    first: dict[Any, dict] = {}
-    for e in evs:
-        k = e.get("source", id(e))
-        if k not in first or e["onset_s"] < first[k]["onset_s"]:
-            first[k] = e
+    first = first_onsets(evs)
 
     def gap(a: float, b: float) -> float:
         return abs(float(azimuth_difference(a, b)))
@@ -105,7 +99,7 @@ def _clip_support(doa: DoaEstimate | None, cfg: SobenchAuditConfig, az: float) -
     if o is not None and len(o):
         o = np.asarray(o, dtype=float)
         n_on = len(o)
-        near_on = int(np.sum(np.abs((o[:, 1] - az + 180.0) % 360.0 - 180.0)
+        near_on = int(np.sum(np.abs(azimuth_difference(o[:, 1], az))
                              <= cfg.onset_az_tol_deg))
     return {"events": len(near_ev), "events_all": len(evs), "onsets": near_on,
             "onsets_all": n_on}
