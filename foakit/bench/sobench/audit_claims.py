@@ -199,6 +199,9 @@ class ClipClaims:
         direction, a start time, "the only sound": :func:`_by_cue`).
     unresolved : dict
         ``qa_id`` -> why an item that names no class could not be given one.
+    cues : dict
+        ``qa_id`` -> the item's question as :func:`parse_question` reads it (read once;
+        :meth:`cues_of`).
     """
 
     audio_id: str
@@ -214,6 +217,14 @@ class ClipClaims:
     pseudo_start: dict[str, float] = field(default_factory=dict)
     by_cue: set[str] = field(default_factory=set)
     unresolved: dict[str, str] = field(default_factory=dict)
+    cues: dict[str, Cues] = field(default_factory=dict)
+
+    def cues_of(self, it: QAItem) -> Cues:
+        """The parsed question of ``it`` (parsed on first use)."""
+        c = self.cues.get(it.qa_id)
+        if c is None:
+            c = self.cues[it.qa_id] = parse_question(it.question)
+        return c
 
 
 def _num(x: Any) -> float | None:
@@ -235,7 +246,7 @@ def _span(x: Any) -> tuple[float, float] | None:
 def _claims_of(cc: ClipClaims, it: QAItem, subj: str, cfg: SobenchAuditConfig) -> None:
     """Add what one item says about its class ``subj``."""
     meta = it.answer_meta or {}
-    cues = parse_question(it.question)
+    cues = cc.cues_of(it)
     # direction context named in the question
     if it.task_name in _DIRECTION_TASKS or subj in cc.pseudo or it.qa_id in cc.by_cue:
         if cues.azimuth_deg is not None:
@@ -386,7 +397,7 @@ def _by_cue(cc: ClipClaims, it: QAItem, cfg: SobenchAuditConfig) -> str | None:
     """
     if it.task_name in _RELATION_WORDS or it.task_name in SOURCE_TASKS:
         return None
-    cues = parse_question(it.question)
+    cues = cc.cues_of(it)
     tol_t = cfg.time_ctx_tol_s
     if cues.azimuth_deg is not None:
         tol = AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"] + cfg.sector_slack_deg
@@ -481,7 +492,7 @@ def resolve_by_events(cc: ClipClaims, events: list[dict],
         if cc.subject.get(it.qa_id) is not None or it.task_name in _RELATION_WORDS \
                 or it.task_name in SOURCE_TASKS:
             continue
-        cues = parse_question(it.question)
+        cues = cc.cues_of(it)
         k = cues.order
         if k is None or cues.azimuth_deg is not None or not -len(ranked) <= k < len(ranked) \
                 or not rankable:

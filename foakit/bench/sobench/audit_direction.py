@@ -20,7 +20,7 @@ from ..questions import Cues
 from .audit_claims import ClipClaims, DirClaim, question_start
 from .audit_config import SobenchAuditConfig
 from .audit_support import _another_analysed_sound, _unsupported_azimuth
-from .format import QAItem, parse_question
+from .format import QAItem
 
 # ----------------------------------------------------------------------------------------
 # signal side
@@ -169,7 +169,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                 sig = _signal_direction(x, cls, None, label, "el", it.qa_id)
         ev["signal"] = dict(sig)
         x.draw[it.qa_id] = {"window": sig["window"]}
-    cues = parse_question(it.question)
+    cues = x.cc.cues_of(it)
     start_dir = _start_onsets(x, cls, it, cues) if fld == "azimuth" and sig is not None \
         else None
     # new onsets at the question's start time from the analysed event's direction, far from

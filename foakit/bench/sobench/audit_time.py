@@ -15,7 +15,7 @@ import numpy as np
 from ...audit.evidence import best_onset, onset_score, span_shift
 from ...audit.verdicts import LabelVerdict, shift_confidence
 from ...conventions import azimuth_difference
-from ..questions import AZIMUTH_HALFWIDTH_DEG, parse_question
+from ..questions import AZIMUTH_HALFWIDTH_DEG
 from .audit_claims import TimeClaim
 from .audit_direction import _class_directions, _Ctx, _key
 from .format import QAItem
@@ -235,11 +235,11 @@ def _event_verdict(key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
                         "onsets; the energy map is smeared by reverberation)", ev)
 
 
-def _question_place(it: QAItem | None) -> tuple[float, float] | None:
+def _question_place(x: _Ctx, it: QAItem | None) -> tuple[float, float] | None:
     """(azimuth, half-width) its question places an item's sound at, or None."""
     if it is None:
         return None
-    cues = parse_question(it.question)
+    cues = x.cc.cues_of(it)
     if cues.azimuth_deg is None:
         return None
     return float(cues.azimuth_deg), AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind or "word"]
@@ -250,7 +250,7 @@ def _two_places(x: _Ctx, a: str, b: str) -> bool:
     precisions allow one sound to be ("the front" and "36 deg to the left"): the two items
     may be about two sounds that the direction cues made one class."""
     by_id = {i.qa_id: i for i in x.cc.items}
-    pa, pb = _question_place(by_id.get(a)), _question_place(by_id.get(b))
+    pa, pb = _question_place(x, by_id.get(a)), _question_place(x, by_id.get(b))
     if pa is None or pb is None:
         return False
     return abs(float(azimuth_difference(pa[0], pb[0]))) > pa[1] + pb[1] + x.cfg.place_slack_deg
@@ -437,7 +437,7 @@ def audit_onset_by_direction(x: _Ctx, it: QAItem) -> LabelVerdict | None:
     """
     cfg = x.cfg
     label = (it.answer_meta or {}).get("onset_time")
-    cues = parse_question(it.question)
+    cues = x.cc.cues_of(it)
     if (cues.azimuth_deg is None or not isinstance(label, int | float)
             or cfg.direction_onset_conf <= 0):
         return None
