@@ -9,9 +9,11 @@ reports the error of the fitted and of the current default ``distance_rc_m``.
 
 ``--dsp`` fits instead the SO-Bench dsp baseline's blind distance answer
 (:data:`foakit.bench.sobench.calibration.DISTANCE_CALIBRATION`) on the TUNING corpora only:
-``write_sobench_corpus`` seeds 100-103 with both engines (ism, pyroomacoustics), RT60 0.2-0.8 s,
-1-3 sources, 10 s, 16 kHz for even seeds and 24 kHz for odd ones, plus the anechoic seed 104
-(ism); the measurement families of benchmarks/sobench_dsp_vs_prior.py use seeds 200 and up.
+``write_sobench_corpus`` seeds 100-103 and 105-108 with both engines (ism, pyroomacoustics),
+RT60 0.2-0.8 s, 1-3 sources, 16 kHz / 20 s for even seeds and 24 kHz / 10 s for odd ones (the
+real benchmarks' rates and lengths), plus the anechoic seed 104 (ism, 16 kHz / 20 s); the
+measurement families of benchmarks/sobench_dsp_vs_prior.py use seeds 200 and up, those of
+benchmarks/sobench_heldout_bar.py seeds 500 and up.
 
     python benchmarks/distance_calibration.py --dsp [--clips 60]
 """
@@ -45,9 +47,10 @@ def collect(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: (seed, engine, sample rate, RT60 range) of the dsp calibration's tuning corpora
-TUNING = [(seed, engine, 16000 if seed % 2 == 0 else 24000, (0.2, 0.8))
-          for seed in (100, 101, 102, 103) for engine in ("ism", "pyroomacoustics")] + \
-    [(104, "ism", 16000, None)]
+TUNING = [(seed, engine, 16000 if seed % 2 == 0 else 24000, 20.0 if seed % 2 == 0 else 10.0,
+           (0.2, 0.8))
+          for seed in (100, 101, 102, 103, 105, 106, 107, 108)
+          for engine in ("ism", "pyroomacoustics")] + [(104, "ism", 16000, 20.0, None)]
 
 
 def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[float]]:
@@ -59,9 +62,9 @@ def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[
     from foakit.bench.sobench.synth import write_sobench_corpus
 
     conf, truth, no_cue = [], [], []
-    for seed, engine, sr, rt60 in TUNING:
+    for seed, engine, sr, dur, rt60 in TUNING:
         root = Path(tmp) / f"{seed}_{engine}"
-        write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=10.0,
+        write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=dur,
                              rt60_s=rt60, n_sources=(1, 3), allow_motion=True, engine=engine,
                              tasks=["estimate_distance"])
         items = {it.qa_id: it for it in load_qa(root, "test").items}

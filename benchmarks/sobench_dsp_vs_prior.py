@@ -1,9 +1,9 @@
 """SO-Bench dsp vs prior on held-out synthetic families: every numeric task and classify_motion.
 
 The dsp baseline's calibrated distance answer and motion gate
-(foakit/bench/sobench/calibration.py) are TUNED on ``write_sobench_corpus`` seeds 100-104
-(seeds 100-103: engines ism and pyroomacoustics, RT60 0.2-0.8 s, 1-3 sources, 10 s, 16 kHz on
-even and 24 kHz on odd seeds; seed 104: anechoic, ism; see
+(foakit/bench/sobench/calibration.py) are TUNED on ``write_sobench_corpus`` seeds 100-108
+(seeds 100-103 and 105-108: engines ism and pyroomacoustics, RT60 0.2-0.8 s, 1-3 sources,
+16 kHz / 20 s on even and 24 kHz / 10 s on odd seeds; seed 104: anechoic, ism; see
 ``benchmarks/distance_calibration.py --dsp``).  This script MEASURES on disjoint seeds:
 
 * seed 200 / 201: 16 kHz, 20 s, RT60 0.2-0.8 s, 1-3 sources, engine ism / pyroomacoustics;

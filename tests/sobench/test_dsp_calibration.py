@@ -54,7 +54,7 @@ def test_a_far_source_in_a_room_is_answered_farther_than_a_near_one():
         assert cal["method"] == "calibrated" and 0.0 < cal["confidence"] <= 1.0
         assert cal["constant_m"] == DISTANCE_CALIBRATION.constant_m
         assert "calibrated" in row["foakit"]["evidence"]
-        assert "shrunk toward the blind constant" in row["foakit"]["evidence"]
+        assert "about the blind constant" in row["foakit"]["evidence"]
         assert "confidence" in row["foakit"]["evidence"]
 
 
@@ -117,14 +117,21 @@ def test_the_motion_gate_on_hand_made_events():
         MotionGate(min_confidence=1.5)
 
 
-def test_the_distance_answer_is_shrunk_clipped_and_monotone():
+def test_the_distance_answer_is_weighted_clipped_and_monotone():
     cal = DISTANCE_CALIBRATION
     confs = [0.01, 0.03, 0.1, 0.3, 0.9]
     answers = [cal.answer(c) for c in confs]
     assert answers == sorted(answers, reverse=True)  # less direct sound, farther
-    for c in confs:  # shrinkage: the answer lies between the constant and the estimate
+    lo, hi = cal.range_m
+    for c in confs:  # the answer sits on the estimate's side of the constant, weight times
         est, ans = cal.estimate(c), cal.answer(c)
-        assert min(est, cal.constant_m) - 1e-9 <= ans <= max(est, cal.constant_m) + 1e-9
+        expect = min(max(cal.constant_m + cal.weight * (est - cal.constant_m), lo), hi)
+        assert ans == pytest.approx(expect)
+        assert (ans - cal.constant_m) * (est - cal.constant_m) >= 0
+    for w, inside in ((0.5, True), (1.5, False)):  # below 1 shrinks, above 1 spreads
+        k = DistanceCalibration(**{**cal.__dict__, "weight": w})
+        est = k.estimate(0.9)
+        assert (min(est, k.constant_m) <= k.answer(0.9) <= max(est, k.constant_m)) == inside
     low = DistanceCalibration(intercept=3.0, slope=0.0, constant_m=2.0, weight=1.0,
                               range_m=(0.5, 6.0), min_confidence=0.01, bin_edges=(),
                               bin_hit_rates=(0.5,), constant_hit_rate=0.5)

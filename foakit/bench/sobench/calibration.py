@@ -11,11 +11,14 @@ Distance
     ``sqrt(in-cone share x (1 - diffuseness))``, which falls as the direct-to-reverberant
     ratio does (a far source's cone holds more reverberation and less of the clip's energy).
     ``log r_hat = intercept + slope * log(confidence)`` (least squares on tuning corpora),
-    then the answer is shrunk toward a blind constant, ``c + weight * (r_hat - c)``, and
-    clipped to ``range_m``; ``c`` and ``weight`` maximise the share of tuning answers within
-    1 m.  An event without the cue (a clip without reverberation, whose ``distance_m`` is
-    None, or no confidence) is answered ``c``: the confidence gate.  The answer's confidence
-    is the share of tuning answers within 1 m in the cue's bin.
+    then the answer is ``c + weight * (r_hat - c)`` about a blind constant ``c``, clipped to
+    ``range_m``; ``c`` and ``weight`` maximise the share of tuning answers within 1 m.  A
+    weight below 1 shrinks the estimate toward ``c``; the fitted one is above 1: the
+    least-squares estimate of ``log r`` from a weak cue is the conditional mean, pulled to
+    the middle, while the answer that lands within 1 m most often lies farther out.  An
+    event without the cue (a clip without reverberation, whose ``distance_m`` is None, or no
+    confidence) is answered ``c``: the confidence gate.  The answer's confidence is the
+    share of tuning answers within 1 m in the cue's bin.
 Motion
     An event is answered as moving only when its azimuth changes by at least
     ``min_change_deg`` over the event and its ``confidence`` reaches ``min_confidence``
@@ -52,9 +55,10 @@ __all__ = [
 
 #: the synthetic families the constants below are fitted on (the measurement families of
 #: benchmarks/sobench_dsp_vs_prior.py use other seeds)
-TUNING_CORPORA = ("foakit.bench.sobench.synth seeds 100-103, engines ism and pyroomacoustics, "
-                  "60 clips each, RT60 0.2-0.8 s, SNR 15-30 dB, 1-3 sources, 10 s, 16 kHz "
-                  "(even seeds) / 24 kHz (odd seeds); seed 104 anechoic (ism)")
+TUNING_CORPORA = ("foakit.bench.sobench.synth seeds 100-103 and 105-108, engines ism and "
+                  "pyroomacoustics, 60 clips each, RT60 0.2-0.8 s, SNR 15-30 dB, 1-3 sources, "
+                  "16 kHz / 20 s (even seeds) and 24 kHz / 10 s (odd seeds); seed 104 "
+                  "anechoic (ism, 16 kHz / 20 s)")
 
 
 @dataclass(frozen=True)
@@ -66,10 +70,11 @@ class DistanceCalibration:
     intercept, slope : float
         ``log r_hat = intercept + slope * log(max(confidence, min_confidence))``.
     constant_m : float
-        The blind constant the estimate is shrunk toward (the tuning corpora's best
+        The blind constant the estimate is scaled about (the tuning corpora's best
         single answer), and the answer where the cue is missing.
     weight : float
-        Shrinkage weight: ``answer = constant_m + weight * (r_hat - constant_m)``.
+        ``answer = constant_m + weight * (r_hat - constant_m)``: below 1 a shrinkage toward
+        the constant, above 1 a spread away from it.
     range_m : (float, float)
         Answers are clipped to this range.
     min_confidence : float
@@ -107,12 +112,12 @@ class DistanceCalibration:
                                  f"{len(self.bin_edges)} bin_edges (needs one more)")
 
     def estimate(self, confidence: float) -> float:
-        """The unshrunk estimate ``r_hat`` (m) of a cue value."""
+        """The least-squares estimate ``r_hat`` (m) of a cue value."""
         x = math.log(max(float(confidence), self.min_confidence))
         return math.exp(self.intercept + self.slope * x)
 
     def answer(self, confidence: float) -> float:
-        """The shrunk, clipped answer (m) of a cue value."""
+        """The weighted, clipped answer (m) of a cue value."""
         r = self.constant_m + self.weight * (self.estimate(confidence) - self.constant_m)
         lo, hi = self.range_m
         return min(max(r, lo), hi)
@@ -146,9 +151,9 @@ class MotionGate:
 
 #: fitted by ``python benchmarks/distance_calibration.py --dsp`` on :data:`TUNING_CORPORA`
 DISTANCE_CALIBRATION = DistanceCalibration(
-    intercept=0.429, slope=-0.219, constant_m=2.25, weight=0.9, range_m=(0.5, 6.0),
-    min_confidence=0.01, bin_edges=(0.093, 0.161, 0.284), bin_hit_rates=(0.73, 0.64, 0.62, 0.67),
-    constant_hit_rate=0.67)
+    intercept=0.571, slope=-0.159, constant_m=2.85, weight=1.3, range_m=(0.5, 6.0),
+    min_confidence=0.01, bin_edges=(0.09, 0.168, 0.306), bin_hit_rates=(0.69, 0.57, 0.55, 0.61),
+    constant_hit_rate=0.64)
 
 #: set on :data:`TUNING_CORPORA` (see the module docstring)
 MOTION_GATE = MotionGate()
@@ -175,7 +180,7 @@ def calibrated_distance(event: Mapping[str, Any],
         Rounded to 2 decimals, as the answer sentence states it.
     info : dict
         ``method`` ("calibrated" or "constant"), ``cue`` (the confidence used, or None),
-        ``estimate_m`` (unshrunk), ``constant_m``, ``weight``, ``confidence`` (the tuning
+        ``estimate_m`` (before weighting), ``constant_m``, ``weight``, ``confidence`` (the tuning
         share of answers within 1 m in this case) and ``text`` (one sentence for the
         evidence).
     """
@@ -194,8 +199,8 @@ def calibrated_distance(event: Mapping[str, Any],
     rate = cal.hit_rate(conf)
     info = {"method": "calibrated", "cue": conf, "estimate_m": round(est, 3), **base,
             "confidence": rate,
-            "text": f"calibrated: direct-sound share {conf:.3f} gives {est:.2f} m, shrunk "
-                    f"toward the blind constant {cal.constant_m:g} m with weight "
+            "text": f"calibrated: direct-sound share {conf:.3f} gives {est:.2f} m, weighted "
+                    f"about the blind constant {cal.constant_m:g} m by "
                     f"{cal.weight:g} -> {ans:.2f} m; confidence {rate:.2f} (tuning share "
                     "within 1 m for this cue)"}
     return round(ans, 2), info
