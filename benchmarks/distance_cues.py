@@ -15,7 +15,9 @@ For single-source clips of ``foakit.synth.random_scene`` (RT60 0.2-0.8 s, SNR 15
   direct sound leads its reverberation);
 
 and the share of answers within 1 m of the best shrunk log-linear fit of each cue (fitted
-in-sample, so an optimistic figure) against the best constant.  The dsp baseline's
+in-sample, so an optimistic figure) against the best constant.  Two more fits pair the
+diffuseness with a fact of the room no blind cue gives, ``log RT60`` or ``log V`` (the
+volume): which of them the distance answer misses.  The dsp baseline's
 distance answer (``foakit.bench.sobench.calibration``) uses the diffuseness proxy.
 
     python benchmarks/distance_cues.py [--clips 60] [--seed 9100]
@@ -61,12 +63,17 @@ def _cues(sc, x: np.ndarray) -> dict[str, float]:
     return out
 
 
+#: room facts (not blind cues) paired with the diffuseness in the extra fits
+_ROOM_FACTS = {"log RT60": lambda sc: math.log(sc.rt60_s),
+               "log V": lambda sc: math.log(float(np.prod(sc.room_dim)))}
+
+
 def _within_1m(r: np.ndarray, cue: np.ndarray | None) -> float:
     """Best share within 1 m of ``c + w (exp(a + b cue) - c)`` (or of a constant)."""
     if cue is None:
         est = np.full_like(r, np.median(r))
     else:
-        a = np.column_stack([np.ones_like(cue), cue])
+        a = np.column_stack([np.ones(len(r)), cue])
         coef, *_ = np.linalg.lstsq(a, np.log(r), rcond=None)
         est = np.exp(a @ coef)
     best = 0.0
@@ -84,12 +91,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=9100)
     args = ap.parse_args()
     for engine in ("ism", "pyroomacoustics"):
-        rows, dist = [], []
+        rows, dist, facts = [], [], []
         for i in range(args.clips):
             sc = random_scene(args.seed + i, n_sources=1, rt60_s=(0.2, 0.8),
                               snr_db=(15.0, 30.0), sample_rate=16000)
             rows.append(_cues(sc, render_scene(sc, engine=engine)))
             dist.append(sc.sources[0].distance_m)
+            facts.append({k: f(sc) for k, f in _ROOM_FACTS.items()})
         r = np.asarray(dist)
         print(f"{engine}, {len(r)} single-source clips: the best constant puts "
               f"{_within_1m(r, None):.0%} within 1 m")
@@ -98,6 +106,12 @@ def main() -> int:
             ok = np.isfinite(v)
             print(f"  {name:18s} corr(log r) {np.corrcoef(np.log(r[ok]), v[ok])[0, 1]:+.2f}, "
                   f"fit within 1 m {_within_1m(r[ok], v[ok]):.0%}")
+        psi = np.asarray([row["diffuseness"] for row in rows])
+        for name in _ROOM_FACTS:
+            v = np.column_stack([psi, [f[name] for f in facts]])
+            ok = np.all(np.isfinite(v), axis=1)
+            print(f"  diffuseness + {name} (the room, not blind): fit within 1 m "
+                  f"{_within_1m(r[ok], v[ok]):.0%}")
     return 0
 
 
