@@ -343,3 +343,26 @@ def test_an_unsupported_azimuth_is_suspicious_even_where_the_map_is_diffuse():
     assert _unsupported_azimuth(*_dc(x), {"qa_id": "q"}, -120.0, None, far, {}) is None
     assert _unsupported_azimuth(*_dc(_ctx([ev], ons[:3])), {"qa_id": "q"}, -120.0, None, cues,
                                 {}) is None
+
+
+@pytest.fixture(scope="module")
+def high_and_low(tmp_path_factory):
+    """A sound at 150 deg, 30 deg up, over 0.3-3.8 s; another at -60 deg, 30 deg down, over
+    1.0-3.8 s."""
+    x = plane_wave_scene([(150, 30, 0.3, 3.8), (-60, -30, 1.0, 3.8)], duration=4.0, seed=3)
+    p = tmp_path_factory.mktemp("hl") / "a.wav"
+    sf.write(p, x.T, 16000, subtype="PCM_16")
+    return estimate_clip("a", p)
+
+
+@pytest.mark.parametrize("label, want", [(-30.0, "consistent"), (30.0, "suspicious")])
+def test_an_elevation_is_read_where_its_own_question_places_the_sound(high_and_low, label,
+                                                                        want):
+    it = audit_item("q", "estimate_elevation", "How high or low is the sound at an azimuth of "
+                    "about -60 degrees, in degrees?", "See the label.", "",
+                    {"elevation_deg": label})
+    cc = clip_claims("a", [it], class_vocabulary([it]))
+    v = next(v for v in audit_clip(cc, high_and_low)[0] if v.key["qa_id"] == "q")
+    assert v.verdict == want, v.reason
+    # the question's azimuth, not the whole clip, is where the map was read
+    assert v.evidence["signal"].get("azimuth_from") == "q"

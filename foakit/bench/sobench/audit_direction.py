@@ -140,6 +140,10 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     ev: dict[str, Any] = {}
     # the analysis's reading of which sound this very item's order word names is context too
     others = [d for d in cc.dirs if d.cls == cls and (d.qa_id != it.qa_id or d.by_rank)]
+    # an elevation item's own question may say where its sound is ("how high is the sound at
+    # -174 degrees?"): that azimuth is where to read the elevation, though not context
+    own_az = [d for d in cc.dirs if fld == "elevation" and d.cls == cls and d.qa_id == it.qa_id
+              and not d.by_rank and d.az is not None and d.source != "label"]
     if fld == "azimuth":
         ctx = [d for d in others if d.az is not None]
         agree = [d for d in ctx if _az_agrees(label, d)]
@@ -157,7 +161,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         if fld == "azimuth":
             sig = _signal_direction(x, cls, label, None, "az", it.qa_id)
         else:
-            az_src = [d for d in others if d.az is not None and d.source != "label"]
+            az_src = own_az + [d for d in others if d.az is not None and d.source != "label"]
             az_lab = [d for d in others if d.az is not None and d.source == "label"
                       and x.verdict.get(d.qa_id) is not None
                       and x.verdict[d.qa_id].verdict == "consistent"]
@@ -228,8 +232,8 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
             if fb is not None:
                 return fb
         if fld == "elevation":
-            fb = _elevation_from_onsets(x, key, cls, label, _known_azimuth(others, sig), sig,
-                                        ev, why)
+            fb = _elevation_from_onsets(x, key, cls, label,
+                                        _known_azimuth(own_az + others, sig), sig, ev, why)
             if fb is not None:
                 return fb
         if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
@@ -248,7 +252,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
         sig["psi"] > cfg.elevation_max_psi
     onset_side, vote = None, None
-    az_q = _known_azimuth(others, sig)
+    az_q = _known_azimuth(own_az + others, sig)
     if fld == "elevation" and az_q is None and sig["window_from"] == "best 1 s of the clip":
         fb = _elevation_nowhere(x, key, label, ev)
         if fb is not None:
