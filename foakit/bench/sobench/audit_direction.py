@@ -142,8 +142,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     others = [d for d in cc.dirs if d.cls == cls and (d.qa_id != it.qa_id or d.by_rank)]
     # an elevation item's own question may say where its sound is ("how high is the sound at
     # -174 degrees?"): that azimuth is where to read the elevation, though not context
-    own_az = [d for d in cc.dirs if fld == "elevation" and d.cls == cls and d.qa_id == it.qa_id
-              and not d.by_rank and d.az is not None and d.source != "label"]
+    own_az = [d for d in cc.dirs if d.cls == cls and d.qa_id == it.qa_id and not d.by_rank
+              and d.az is not None and d.source != "label"] if fld == "elevation" else []
+    placed = own_az + others  # where the item's sound may be read (not all of it context)
     if fld == "azimuth":
         ctx = [d for d in others if d.az is not None]
         agree = [d for d in ctx if _az_agrees(label, d)]
@@ -233,7 +234,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
                 return fb
         if fld == "elevation":
             fb = _elevation_from_onsets(x, key, cls, label,
-                                        _known_azimuth(own_az + others, sig), sig, ev, why)
+                                        _known_azimuth(placed, sig), sig, ev, why)
             if fb is not None:
                 return fb
         if fld == "azimuth" and sig["window_from"] == "best 1 s of the clip":
@@ -252,7 +253,7 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
     reverberant = fld == "elevation" and np.isfinite(sig.get("psi", np.nan)) and \
         sig["psi"] > cfg.elevation_max_psi
     onset_side, vote = None, None
-    az_q = _known_azimuth(own_az + others, sig)
+    az_q = _known_azimuth(placed, sig)
     if fld == "elevation" and az_q is None and sig["window_from"] == "best 1 s of the clip":
         fb = _elevation_nowhere(x, key, label, ev)
         if fb is not None:

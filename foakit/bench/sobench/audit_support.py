@@ -14,6 +14,15 @@ from .audit_claims import DirClaim, first_onsets
 from .audit_config import SobenchAuditConfig
 
 
+def _stationary_events(doa: DoaEstimate) -> list[dict] | None:
+    """The analysed events that have an azimuth, or None when one of them moves (a moving
+    event makes the clip's directions unreliable)."""
+    evs = [e for e in doa.events if e.get("azimuth_deg") is not None]
+    if any(e.get("motion") not in (None, "stationary") for e in evs):
+        return None
+    return evs
+
+
 def _unsupported_azimuth(doa: DoaEstimate | None, cfg: SobenchAuditConfig, key: dict,
                          label: float, best: tuple[float, float] | None, cues: Cues,
                          ev: dict) -> LabelVerdict | None:
@@ -37,7 +46,7 @@ def _unsupported_azimuth(doa: DoaEstimate | None, cfg: SobenchAuditConfig, key: 
         estimate, p = best
         where = f"the map shows it only in its best second (prominence {p:.2f})"
     else:
-        evs = [e for e in doa.events if e.get("azimuth_deg") is not None]
+        evs = _stationary_events(doa)
         if not evs:
             return None
         estimate = float(min(evs, key=lambda e: abs(float(azimuth_difference(
@@ -61,8 +70,8 @@ def _another_analysed_sound(doa: DoaEstimate | None, cfg: SobenchAuditConfig, la
     if doa is None or not conflict or not all(
             d.source.startswith("the analysed") and d.az is not None for d in conflict):
         return None
-    evs = [e for e in doa.events if e.get("azimuth_deg") is not None]
-    if any(e.get("motion") not in (None, "stationary") for e in evs):
+    evs = _stationary_events(doa)
+    if evs is None:
         return None
     first = first_onsets(evs)
 
@@ -89,8 +98,8 @@ def _clip_support(doa: DoaEstimate | None, cfg: SobenchAuditConfig, az: float) -
     the analysis found nothing to count."""
     if doa is None:
         return None
-    evs = [e for e in doa.events if e.get("azimuth_deg") is not None]
-    if not evs or any(e.get("motion") not in (None, "stationary") for e in evs):
+    evs = _stationary_events(doa)
+    if not evs:
         return None
     near_ev = [e for e in evs if abs(float(azimuth_difference(e["azimuth_deg"], az)))
                <= cfg.az_tol_deg + cfg.sector_slack_deg]
