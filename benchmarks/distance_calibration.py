@@ -46,7 +46,7 @@ def collect(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(psis), np.asarray(dists)
 
 
-#: (seed, engine, sample rate, RT60 range) of the dsp calibration's tuning corpora
+#: (seed, engine, sample rate, duration in s, RT60 range) of the dsp calibration's tuning corpora
 TUNING = [(seed, engine, 16000 if seed % 2 == 0 else 24000, 20.0 if seed % 2 == 0 else 10.0,
            (0.2, 0.8))
           for seed in (100, 101, 102, 103, 105, 106, 107, 108)
