@@ -331,6 +331,8 @@ def test_cli_sobench_outputs_and_exit_codes(corpora, tmp_path):
 def test_config_validation():
     with pytest.raises(ValueError):
         SobenchAuditConfig(agree_prom=0.1, doubt_prom=0.2)
+    with pytest.raises(ValueError, match="own_start_tol_s"):
+        SobenchAuditConfig(own_start_tol_s=0.0)
 
 
 def test_event_elevation_flip_needs_the_mirrored_elevation_and_an_unambiguous_event():

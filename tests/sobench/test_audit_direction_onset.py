@@ -62,3 +62,16 @@ def test_the_check_can_be_turned_off():
     # the label is then left to the time check of a source of its own, which needs the
     # energy map these events-only estimates lack
     assert v.verdict == "unverifiable" and "nearest" not in v.reason
+
+
+def test_a_sound_much_nearer_the_question_s_direction_is_the_one_it_means():
+    # the question's -144 deg: the event 4 deg off is its sound, the one 24 deg off another
+    events = [_event(1.9, -120.0), _event(4.5, -140.0)]
+    v = _verdict(2.0, events)
+    assert v.verdict == "suspicious" and v.estimate == 4.5
+    assert _verdict(4.5, events).verdict == "consistent"
+    # two events about as near are both its candidates
+    assert _verdict(2.0, [_event(1.9, -134.0), _event(4.5, -150.0)]).verdict == "consistent"
+    # a wider margin keeps the farther event as a candidate
+    cfg = SobenchAuditConfig(direction_onset_margin_deg=30.0)
+    assert _verdict(2.0, events, cfg=cfg).verdict == "consistent"

@@ -173,7 +173,41 @@ def test_a_label_against_what_its_own_question_says_is_suspicious():
     items = [item("t", "detect_time", "When is the sound that starts around 3.4 s heard?",
                   "From 5.0 s to 7.0 s.", "5.0s to 7.0s", {"time_span": [5.0, 7.0]})]
     v = _by_id(items)["t"]
-    assert v.verdict == "suspicious" and "starts at 3.4 s" in v.reason
+    assert v.verdict == "suspicious" and v.estimate == [3.4, 5.4]
+    assert "own question says its sound starts around 3.4 s, 1.6 s from the label" in v.reason
     items = [item("t", "detect_time", "When is the sound that starts around 3.4 s heard?",
                   "From 3.5 s to 7.0 s.", "3.5s to 7.0s", {"time_span": [3.5, 7.0]})]
     assert _by_id(items)["t"].verdict == "consistent"
+
+
+def test_no_signal_reading_overrules_what_an_item_s_own_question_says():
+    import numpy as np
+
+    from foakit.audit.doamap import DoaMap
+    from foakit.audit.estimates import ClipEstimate, DoaEstimate
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+
+    items = [
+        item("l", "identify_source_by_doa", "Which sound comes from about 40 degrees azimuth?",
+             "The dog.", "dog"),
+        item("t", "spatial_temporal", "For the dog that starts around 3.4 s, give its "
+             "direction and its time span.", "The dog, to the front-left, from 5.0 to 7.0 s.",
+             "", {"time_span": [5.0, 7.0]}),
+    ]
+    # an analysed event from the dog's direction starts at the label: the arbitration
+    # between the question and the label would side with the label
+    dog = {"onset_s": 5.0, "offset_s": 7.0, "azimuth_deg": 40.0, "elevation_deg": 0.0,
+           "motion": "stationary", "source": 0}
+    dmap = DoaMap(0.1, 10.0, 10.0, np.zeros((100, 36, 18), np.float32),
+                  np.zeros(100, np.float32))
+    doa = DoaEstimate("ambix", 0.4, np.zeros((25, 4, 4), np.float32), [dog], dmap)
+    clip = ClipEstimate("a", "a.wav", sample_rate=16000, duration_s=10.0, doa=doa)
+
+    def verdict(**cfg):
+        v, _ = audit_clip(claims(items), clip, SobenchAuditConfig(**cfg))
+        return next(x for x in v if x.key["qa_id"] == "t")
+
+    v = verdict()
+    assert v.verdict == "suspicious" and v.estimate == [3.4, 5.4] and v.confidence == 0.8
+    assert verdict(own_start_conf=0.0).verdict == "consistent"  # the check turned off
+    assert verdict(own_start_tol_s=2.0).verdict == "consistent"  # 1.6 s is within 2 s

@@ -70,6 +70,11 @@ class SobenchAuditConfig(OnsetCheckConfig):
     arbitration_on: float = 0.5
     arbitration_off: float = 0.1
     time_ctx_tol_s: float = 0.5
+    # a time label that starts farther than own_start_tol_s from the start its own question
+    # gives ("the sound that starts around 2.5 s") is suspicious with own_start_conf (0 =
+    # off); the tolerance covers a question that rounds the start to the second
+    own_start_tol_s: float = 0.75
+    own_start_conf: float = 0.8
     # two items whose questions place their sounds farther apart than the cues' half-widths
     # plus this may be about two sounds: their time labels do not contradict each other
     place_slack_deg: float = 5.0
@@ -83,6 +88,9 @@ class SobenchAuditConfig(OnsetCheckConfig):
     # agrees; when the nearest such event starts direction_onset_shift_s or more away, the
     # label is suspicious with direction_onset_conf (0 = off)
     direction_onset_tol_deg: float = 20.0
+    # of several such events, those more than direction_onset_margin_deg farther from the
+    # question's direction than the nearest are other sounds
+    direction_onset_margin_deg: float = 15.0
     direction_onset_shift_s: float = 1.2
     direction_onset_conf: float = 0.6
     # a label item the audit cannot tie to a named sound is held against the whole clip
@@ -98,4 +106,4 @@ class SobenchAuditConfig(OnsetCheckConfig):
     def __post_init__(self) -> None:
         require_prominence_order(self)
         require_positive(self, ("az_tol_deg", "dir_tol_deg", "el_tol_deg", "max_shift_s",
-                                "event_time_tol_s"))
+                                "event_time_tol_s", "own_start_tol_s"))

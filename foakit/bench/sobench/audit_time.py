@@ -301,6 +301,16 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
         n_agree = sum(1 for u in rest if abs(u.a - c.a) <= cfg.time_ctx_tol_s)
         return len(rest) - n_agree > n_agree
 
+    own = [t for t in ctx if t.qa_id == it.qa_id and t.kind == "onset"
+           and abs(t.a - claim.a) > cfg.own_start_tol_s]
+    if own and cfg.own_start_conf > 0:
+        # the item contradicts itself ("the sound that starts around 2.5 s ... heard from
+        # 5.4 s"): no signal reading, which can miss a sound, makes both halves right
+        t = own[0]
+        est = t.a if fld == "onset" else [t.a, round(t.a + claim.b - claim.a, 3)]
+        return LabelVerdict(key, fld, "suspicious", label, est, cfg.own_start_conf,
+                            f"the item's own question says its sound starts around {t.a:g} s, "
+                            f"{abs(t.a - claim.a):.1f} s from the label", ev)
     if agree:
         conflict = [t for t in conflict if t.kind == "window" or not outvoted(t)]
     pres, known = ([], False)
@@ -453,6 +463,11 @@ def audit_onset_by_direction(x: _Ctx, it: QAItem) -> LabelVerdict | None:
             and not (cues.elevation_sign and e["elevation_deg"] * cues.elevation_sign < -10.0)]
     ev["events_from_direction"] = [[round(e["onset_s"], 2), round(e["azimuth_deg"], 1)]
                                    for e in near]
+    if near:
+        # a sound much nearer the question's direction than the others is the one it means
+        off = [abs(float(azimuth_difference(e["azimuth_deg"], cues.azimuth_deg))) for e in near]
+        cut = min(off) + cfg.direction_onset_margin_deg
+        near = [e for e, d in zip(near, off, strict=True) if d <= cut]
     if not near:
         return LabelVerdict(key, "onset", "unverifiable", label,
                             reason=f"no analysed event comes from about "
