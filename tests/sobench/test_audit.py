@@ -406,3 +406,46 @@ def test_event_time_shift_and_arbitration_by_the_class_event():
     assert vote == -1 and "starts at 4.0 s" in votes[-1][1]
     vote, _ = _arbitrate(x, pres, True, other, lab, events)
     assert vote == 1
+
+
+def test_a_reverberant_elevation_is_read_from_the_event_that_starts_with_its_sound():
+    from foakit.audit.doamap import DoaMap
+    from foakit.audit.estimates import DoaEstimate
+    from foakit.bench.sobench.audit import audit_clip, class_vocabulary, clip_claims
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+
+    from .items import audit_item
+
+    items = [audit_item("e", "estimate_elevation", "At what elevation is the sound that starts "
+                        "around 4.6 s?", "About -19 degrees.", "-19 degrees",
+                        {"elevation_deg": -19.0})]
+    # three events sound in the question's window; the one that starts there is at +13 deg
+    earlier = {"onset_s": 0.6, "offset_s": 5.1, "azimuth_deg": 164.0, "elevation_deg": 19.0,
+               "motion": "stationary", "source": 0}
+    starts = {"onset_s": 4.6, "offset_s": 8.7, "azimuth_deg": 12.0, "elevation_deg": 13.0,
+              "motion": "stationary", "source": 1}
+    # a third starts 0.4 s later: no single event is tied to the question's start
+    later = {"onset_s": 5.0, "offset_s": 5.5, "azimuth_deg": -100.0, "elevation_deg": 0.0,
+             "motion": "stationary", "source": 2}
+    energy = np.zeros((100, 36, 18), np.float32)
+    energy[:, 19, 7] = 1.0  # the map holds the label's direction (15, -15 deg)
+    dmap = DoaMap(0.1, 10.0, 10.0, energy, energy.reshape(100, -1).sum(axis=1))
+    onsets = np.array([[4.65, 12.0, 60.0, 1.0, 1.0, 0.0]])  # no vote either way
+
+    def verdict(events, psi):
+        doa = DoaEstimate("ambix", 0.4, np.zeros((25, 4, 4), np.float32), events, dmap,
+                          onsets=onsets)
+        frames = {"time_s": np.arange(100) * 0.1 + 0.05, "diffuseness": np.full(100, psi),
+                  "active": np.ones(100, bool)}
+        clip = ClipEstimate("a", "a.wav", sample_rate=16000, duration_s=10.0, frames=frames,
+                            doa=doa)
+        v, _ = audit_clip(clip_claims("a", items, class_vocabulary(items)), clip,
+                          SobenchAuditConfig())
+        return v[0]
+
+    v = verdict([earlier, starts, later], 0.8)
+    assert v.verdict == "suspicious" and v.estimate == 13.0 and "4.6-8.7 s" in v.reason
+    # the event at the label's elevation: it agrees; a dry window: the map decides
+    assert verdict([earlier, dict(starts, elevation_deg=-17.0), later], 0.8).verdict \
+        == "consistent"
+    assert verdict([earlier, starts, later], 0.3).verdict == "consistent"

@@ -269,7 +269,11 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         ev["note"] = (f"reverberant window (diffuseness {sig['psi']:.2f}): the DOA map's "
                       "elevation is not trusted to contradict a label")
         if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and onset_side is None:
-            flip = _event_elevation_flip(x, label, w, az_q)
+            # without a known azimuth, the event that starts with the class's windows
+            # (the onset vote's) is the one to read
+            az_e = az_q if az_q is not None or vote is None or \
+                vote.get("azimuth_from") != "event" else vote.get("azimuth_deg")
+            flip = _event_elevation_flip(x, label, w, az_e)
             if flip is not None:
                 return _event_flip_verdict(key, label, flip, cfg, ev)
     if (fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and not reverberant
