@@ -211,3 +211,35 @@ def test_no_signal_reading_overrules_what_an_item_s_own_question_says():
     assert v.verdict == "suspicious" and v.estimate == [3.4, 5.4] and v.confidence == 0.8
     assert verdict(own_start_conf=0.0).verdict == "consistent"  # the check turned off
     assert verdict(own_start_tol_s=2.0).verdict == "consistent"  # 1.6 s is within 2 s
+
+
+def test_a_span_moved_as_a_whole_is_found_by_the_one_event_as_long_as_it():
+    import numpy as np
+
+    from foakit.audit.doamap import DoaMap
+    from foakit.audit.estimates import ClipEstimate, DoaEstimate
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+
+    items = [item("t", "detect_time", "When can you hear the knock on a door?",
+                  "From 3.8 to 7.9 s.", "3.8s to 7.9s", {"time_span": [3.8, 7.9]})]
+
+    def ev(a, b, az):
+        return {"onset_s": a, "offset_s": b, "azimuth_deg": az, "elevation_deg": 0.0,
+                "motion": "stationary", "source": az}
+
+    def verdict(events, **cfg):
+        # an empty energy map: the knock's direction is unknown and nothing sounds in it
+        dmap = DoaMap(0.1, 10.0, 10.0, np.zeros((100, 36, 18), np.float32),
+                      np.zeros(100, np.float32))
+        doa = DoaEstimate("ambix", 0.4, np.zeros((25, 4, 4), np.float32), events, dmap)
+        clip = ClipEstimate("a", "a.wav", sample_rate=16000, duration_s=10.0, doa=doa)
+        (v,), _ = audit_clip(claims(items), clip, SobenchAuditConfig(**cfg))
+        return v
+
+    moved, short = ev(1.9, 6.0, 40.0), ev(0.5, 1.2, -90.0)
+    v = verdict([moved, short])
+    assert v.verdict == "suspicious" and v.estimate == [1.9, 6.0] and "-1.9 s" in v.reason
+    # an event starts at the label, two events fit, the check is off: no verdict
+    assert verdict([moved, short, ev(3.7, 5.0, 120.0)]).verdict == "unverifiable"
+    assert verdict([moved, ev(5.7, 9.8, -90.0)]).verdict == "unverifiable"
+    assert verdict([moved, short], span_move_conf=0.0).verdict == "unverifiable"

@@ -82,6 +82,10 @@ class SobenchAuditConfig(OnsetCheckConfig):
     # check's confidence (0 = off; see foakit.audit.sobench)
     event_time_tol_s: float = 0.5
     event_shift_conf: float = 0.6
+    # where neither the direction nor the class's events decide a span, the only analysed
+    # event (of any direction) that is the span moved as a whole, with none starting at the
+    # label, makes it suspicious with span_move_conf (0 = off)
+    span_move_conf: float = 0.55
     # an onset question that names a direction but no class the corpus follows is checked
     # against the analysed events from that direction (within the cue's precision plus
     # direction_onset_tol_deg): an event starting within event_time_tol_s of the label

@@ -200,27 +200,28 @@ def _event_starts(events: list[dict], a: float, tol: float) -> bool:
     return any(abs(float(e["onset_s"]) - a) <= tol for e in events)
 
 
-def _event_time_shift(x: _Ctx, events: list[dict], kind: str, a: float, b: float
-                      ) -> dict | None:
-    """The class event (:func:`_class_events`) that shows a time label shifted: none of
-    them starts within ``event_time_tol_s`` of the label's onset and one starts
-    ``min_shift_s`` to ``max_shift_s`` from it (for a span, with its end shifted alike
-    within ``event_time_tol_s``: the whole span moved); else None."""
+def _event_time_shift(x: _Ctx, events: list[dict], kind: str, a: float, b: float, *,
+                      unique: bool = False) -> dict | None:
+    """The event of ``events`` (the class's, :func:`_class_events`) that shows a time label
+    shifted: none of them starts within ``event_time_tol_s`` of the label's onset and one
+    starts ``min_shift_s`` to ``max_shift_s`` from it (for a span, with its end shifted
+    alike within ``event_time_tol_s``: the whole span moved), the nearest such, or with
+    ``unique`` the only one; else None."""
     cfg = x.cfg
     if not events or _event_starts(events, a, cfg.event_time_tol_s):
         return None
-    best = None
+    found = []
     for e in events:
         d = float(e["onset_s"]) - a
         if abs(d) < cfg.min_shift_s - 1e-9 or abs(d) > cfg.max_shift_s:
             continue
         if kind == "span" and abs(float(e["offset_s"]) - b - d) > cfg.event_time_tol_s:
             continue
-        if best is None or abs(d) < abs(float(best["onset_s"]) - a):
-            best = e
-    if best is None:
+        found.append(e)
+    if not found or (unique and len(found) > 1):
         return None
-    return {k: best[k] for k in ("onset_s", "offset_s", "azimuth_deg")}
+    best = min(found, key=lambda e: abs(float(e["onset_s"]) - a))
+    return {k: best.get(k) for k in ("onset_s", "offset_s", "azimuth_deg")}
 
 
 def _event_verdict(key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
@@ -429,6 +430,18 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
                             f"the source's direction ({f['direction']:.0f} deg, {origin}) sounds "
                             f"{d:+.1f} s from the labelled "
                             f"{'span' if fld == 'time_span' else 'onset'}", ev)
+    moved = _event_time_shift(x, list(x.doa.events), "span", claim.a, claim.b, unique=True) \
+        if claim.kind == "span" and cfg.span_move_conf > 0 else None
+    if moved is not None:
+        # no sound of the clip starts at the label, and the one sound as long as the label
+        # starts elsewhere: the span was moved as a whole
+        d = float(moved["onset_s"]) - claim.a
+        ev["event"] = moved
+        return LabelVerdict(key, fld, "suspicious", label, [claim.a + d, claim.b + d],
+                            cfg.span_move_conf,
+                            f"the direction does not decide, and no analysed event starts at "
+                            f"the labelled span; the only one as long as it starts {d:+.1f} s "
+                            "from it", ev)
     return LabelVerdict(key, fld, "unverifiable", label,
                         reason="weak evidence: the source's direction does not clearly sound "
                                "at the labelled time nor at a shifted one (overlap, "
