@@ -176,6 +176,8 @@ class EstimateStore:
     ----------
     n_loaded, n_written : int
         Clips read back from, and written to, the store by this process.
+    n_failed : int
+        Of the clips written, those whose audio could not be analysed (status not "ok").
     """
 
     def __init__(self, folder: str | os.PathLike, *, base_dir: str | os.PathLike,
@@ -187,6 +189,7 @@ class EstimateStore:
         self._params_d = json.loads(json.dumps(self.params.to_dict()))
         self.n_loaded = 0
         self.n_written = 0
+        self.n_failed = 0
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -281,10 +284,13 @@ class EstimateStore:
         for r in records:
             self._records[r["path"]] = r
         self.n_written += len(records)
+        self.n_failed += sum(1 for r in records if r.get("status") != "ok")
 
     def stats(self) -> dict:
-        """``{"dir": folder, "loaded": n, "analysed": n}``: clips read back and written."""
-        return {"dir": str(self.folder), "loaded": self.n_loaded, "analysed": self.n_written}
+        """``{"dir": folder, "loaded": n, "analysed": n, "failed": n}``: clips read back,
+        clips written, and of those the ones whose audio could not be analysed."""
+        return {"dir": str(self.folder), "loaded": self.n_loaded, "analysed": self.n_written,
+                "failed": self.n_failed}
 
     def prune(self) -> None:
         """Delete files no latest record references (left by a crashed worker)."""

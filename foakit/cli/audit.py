@@ -54,8 +54,9 @@ def report_audit(args: argparse.Namespace, result) -> int:
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}; "
           f"{len(result.failures)} file(s) failed -> {paths['index']}", file=sys.stderr)
     ck = result.checkpoints
-    print(f"  clips: {ck['analysed']} analysed, {ck['loaded']} already done (read from "
-          f"{ck['dir']})", file=sys.stderr)
+    failed = f" ({ck['failed']} of them failed)" if ck.get("failed") else ""
+    print(f"  clips: {ck['analysed']} analysed{failed}, {ck['loaded']} already done (read "
+          f"from {ck['dir']})", file=sys.stderr)
     print_capped((f"{path}: {err}" for path, err in result.failures), prefix="  error: ",
                  more_prefix="  ", where="summary.json")
     return 1 if result.failures else 0

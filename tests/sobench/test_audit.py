@@ -318,11 +318,13 @@ def test_cli_sobench_outputs_and_exit_codes(corpora, tmp_path):
     from foakit.bench.sobench.inject import mirror_sobench_labels
 
     mirror_sobench_labels(corpora["clean"], broken, hypothesis="declared")
-    victim = sorted((broken / "audio" / "test").iterdir())[0]
+    victim, garbled = sorted((broken / "audio" / "test").iterdir())[:2]
     os.unlink(victim)
+    garbled.write_bytes(b"not a wav file")  # read and failed: counted apart
     r = foakit("audit", "sobench", str(broken), "-o", str(tmp_path / "a2"), "--no-progress",
                "--workers", "1", "--no-figures")
-    assert r.returncode == 1 and victim.stem in r.stderr
+    assert r.returncode == 1 and victim.stem in r.stderr and garbled.stem in r.stderr
+    assert "analysed (1 of them failed)" in r.stderr
     assert foakit("audit", "sobench", str(tmp_path / "nope"), "-o",
                   str(tmp_path / "a3")).returncode == 2
     assert foakit("audit").returncode == 2
