@@ -451,3 +451,23 @@ def test_a_reverberant_elevation_is_read_from_the_event_that_starts_with_its_sou
     assert verdict([earlier, dict(starts, elevation_deg=-17.0), later], 0.8).verdict \
         == "consistent"
     assert verdict([earlier, starts, later], 0.3).verdict == "consistent"
+
+
+def test_onsets_start_at_needs_new_onsets_from_one_of_the_directions():
+    from foakit.audit.estimates import DoaEstimate
+    from foakit.bench.sobench.audit_config import SobenchAuditConfig
+    from foakit.bench.sobench.audit_direction import _Ctx
+    from foakit.bench.sobench.audit_time import _onsets_start_at
+
+    def ctx(rows):
+        onsets = np.array([[t, az, 0.0, 1.0, 1.0, 0.0] for t, az in rows]) if rows else None
+        doa = DoaEstimate("ambix", 0.4, np.zeros((1, 4, 4), np.float32), [], onsets=onsets)
+        return _Ctx(cc=None, clip=None, doa=doa, cfg=SobenchAuditConfig())
+
+    new = [(4.0, 40.0), (4.05, 44.0)]
+    got = _onsets_start_at(ctx(new), 4.0, [45.0])
+    assert got is not None and abs(got["azimuth_deg"] - 42.0) < 1.0
+    assert _onsets_start_at(ctx(new), 4.0, [120.0]) is None  # from another direction
+    assert _onsets_start_at(ctx(new), 4.0, []) is None  # no direction known
+    assert _onsets_start_at(ctx([(3.0, 42.0)] + new), 4.0, [45.0]) is None  # already playing
+    assert _onsets_start_at(ctx(None), 4.0, [45.0]) is None

@@ -17,18 +17,18 @@ def _event(onset, az, el=0.0):
     return {"onset_s": onset, "offset_s": onset + 2.0, "azimuth_deg": az, "elevation_deg": el}
 
 
-def _clip(events):
+def _clip(events, onsets=None):
     doa = DoaEstimate(channel_order="ambix", window_s=0.4,
-                      peaks=np.zeros((25, 4, 4), np.float32), events=events)
+                      peaks=np.zeros((25, 4, 4), np.float32), events=events, onsets=onsets)
     return ClipEstimate("a", "a.wav", sample_rate=16000, duration_s=10.0, doa=doa)
 
 
-def _verdict(onset_label, events, question=Q, cfg=None):
+def _verdict(onset_label, events, question=Q, cfg=None, onsets=None):
     it = QAItem(qa_id="q1", audio_path="audio/a.wav", task_name="onset_from_location",
                 question=question, answer=f"It starts at {onset_label} s.",
                 answer_meta={"onset_time": onset_label}, record={"audio_id": "a"})
     cc = clip_claims("a", [it], class_vocabulary([it]))
-    (v,), _ = audit_clip(cc, _clip(events), cfg)
+    (v,), _ = audit_clip(cc, _clip(events, onsets), cfg)
     return v
 
 
@@ -75,3 +75,18 @@ def test_a_sound_much_nearer_the_question_s_direction_is_the_one_it_means():
     # a wider margin keeps the farther event as a candidate
     cfg = SobenchAuditConfig(direction_onset_margin_deg=30.0)
     assert _verdict(2.0, events, cfg=cfg).verdict == "consistent"
+
+
+def test_onsets_new_at_the_label_from_the_direction_keep_it_from_being_flagged():
+    # the only analysed event from the question's direction starts at 3.2 s, 2.8 s from the
+    # label, but onsets new at 6.0 s come from -146 deg: the sound starts at the label
+    def rows(t, az):
+        return [[t, az, 0.0, 1.0, 1.0, 0.0], [t + 0.05, az + 2.0, 0.0, 1.0, 1.0, 0.0]]
+
+    events = [_event(3.2, -150.0)]
+    v = _verdict(6.0, events, onsets=np.array(rows(6.0, -146.0)))
+    assert v.verdict == "unverifiable" and "onsets new then come from there" in v.reason
+    # onsets from elsewhere, or from that direction already before: still suspicious
+    assert _verdict(6.0, events, onsets=np.array(rows(6.0, 60.0))).verdict == "suspicious"
+    before = np.array(rows(4.5, -146.0) + rows(6.0, -146.0))
+    assert _verdict(6.0, events, onsets=before).verdict == "suspicious"

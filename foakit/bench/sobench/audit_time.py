@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...audit.evidence import best_onset, onset_score, span_shift
+from ...audit.onsets import new_onset_direction
 from ...audit.verdicts import LabelVerdict, shift_confidence
 from ...conventions import azimuth_difference
 from ..questions import AZIMUTH_HALFWIDTH_DEG
@@ -224,6 +225,22 @@ def _event_time_shift(x: _Ctx, events: list[dict], kind: str, a: float, b: float
     return {k: best.get(k) for k in ("onset_s", "offset_s", "azimuth_deg")}
 
 
+def _onsets_start_at(x: _Ctx, t0: float, azimuths: list[float]) -> dict | None:
+    """The onsets new at ``t0`` (:func:`~foakit.audit.onsets.new_onset_direction`) when they
+    come from within ``az_tol_deg`` of one of ``azimuths``: the sound starts there, whatever
+    event the analysis made of it; else None."""
+    cfg = x.cfg
+    if x.doa is None or x.doa.onsets is None or not azimuths:
+        return None
+    got = new_onset_direction(x.doa.onsets, t0, lead_s=cfg.onset_start_lead_s,
+                              look_s=cfg.onset_start_look_s, history_s=cfg.onset_history_s,
+                              az_tol_deg=cfg.onset_az_tol_deg)
+    if got is None or min(abs(float(azimuth_difference(got["azimuth_deg"], a)))
+                          for a in azimuths) > cfg.az_tol_deg:
+        return None
+    return got
+
+
 def _event_verdict(key: dict, fld: str, label, claim: TimeClaim, shifted: dict,
                    ev: dict, conf: float) -> LabelVerdict:
     d = float(shifted["onset_s"]) - claim.a
@@ -410,7 +427,13 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
     ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
     shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
     if shifted is not None and fit["status"] != "shifted":
-        return _event_verdict(key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
+        started = _onsets_start_at(x, claim.a, [az for _, az, _ in pres] if known else [])
+        if started is None:
+            return _event_verdict(key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
+        ev["start_onsets"] = started
+        return LabelVerdict(key, fld, "unverifiable", label,
+                            reason="the source's analysed event starts elsewhere, but onsets "
+                                   f"new at {claim.a:g} s come from its direction", evidence=ev)
     if fit["status"] == "here":
         return LabelVerdict(key, fld, "consistent", label, evidence=ev)
     if fit["status"] == "shifted" and _event_starts(events, claim.a, cfg.event_time_tol_s):
@@ -491,6 +514,13 @@ def audit_onset_by_direction(x: _Ctx, it: QAItem) -> LabelVerdict | None:
     if abs(gap) <= cfg.event_time_tol_s:
         return LabelVerdict(key, "onset", "consistent", label, round(best["onset_s"], 2),
                             evidence=ev)
+    started = _onsets_start_at(x, float(label), [cues.azimuth_deg])
+    if abs(gap) >= cfg.direction_onset_shift_s and started is not None:
+        ev["start_onsets"] = started
+        return LabelVerdict(key, "onset", "unverifiable", label, round(best["onset_s"], 2),
+                            reason=f"no analysed event from about {cues.azimuth_deg:.0f} deg "
+                                   f"starts near {label:.1f} s, but onsets new then come from "
+                                   "there", evidence=ev)
     if abs(gap) >= cfg.direction_onset_shift_s:
         return LabelVerdict(
             key, "onset", "suspicious", label, round(best["onset_s"], 2),
