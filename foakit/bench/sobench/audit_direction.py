@@ -271,8 +271,9 @@ def _audit_direction(x: _Ctx, it: QAItem, claim: DirClaim, fld: str) -> LabelVer
         if fld == "elevation" and abs(label) >= cfg.flip_min_abs_deg and onset_side is None:
             # without a known azimuth, the event that starts with the class's windows
             # (the onset vote's) is the one to read
-            az_e = az_q if az_q is not None or vote is None or \
-                vote.get("azimuth_from") != "event" else vote.get("azimuth_deg")
+            az_e = az_q
+            if az_e is None and vote is not None and vote.get("azimuth_from") == "event":
+                az_e = vote["azimuth_deg"]
             flip = _event_elevation_flip(x, label, w, az_e)
             if flip is not None:
                 return _event_flip_verdict(key, label, flip, cfg, ev)
@@ -439,6 +440,17 @@ def _onset_vote(x: _Ctx, cls: str, label: float, azimuth: float | None, exclude:
     return vote
 
 
+def _new_onsets_at(x: _Ctx, t0: float) -> dict | None:
+    """:func:`~foakit.audit.onsets.new_onset_direction` of the clip at ``t0`` with the
+    audit's onset settings (None without onsets)."""
+    cfg = x.cfg
+    if x.doa is None or x.doa.onsets is None:
+        return None
+    return new_onset_direction(x.doa.onsets, t0, lead_s=cfg.onset_start_lead_s,
+                               look_s=cfg.onset_start_look_s, history_s=cfg.onset_history_s,
+                               az_tol_deg=cfg.onset_az_tol_deg)
+
+
 def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
     """:func:`~foakit.audit.onsets.new_onset_direction` at the start times questions give
     the class and the item's own question gives its sound (never a label's: a shifted onset
@@ -453,9 +465,7 @@ def _start_onsets(x: _Ctx, cls: str, it: QAItem, cues: Cues) -> dict | None:
     if own is not None:
         starts.add(round(own, 3))
     starts = sorted(starts)
-    found = [new_onset_direction(x.doa.onsets, t0, lead_s=cfg.onset_start_lead_s,
-                                 look_s=cfg.onset_start_look_s, history_s=cfg.onset_history_s,
-                                 az_tol_deg=cfg.onset_az_tol_deg) for t0 in starts]
+    found = [_new_onsets_at(x, t0) for t0 in starts]
     if not found or any(f is None for f in found):
         return None
     if any(abs(float(azimuth_difference(f["azimuth_deg"], found[0]["azimuth_deg"])))

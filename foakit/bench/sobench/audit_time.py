@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 
 from ...audit.evidence import best_onset, onset_score, span_shift
-from ...audit.onsets import new_onset_direction
 from ...audit.verdicts import LabelVerdict, shift_confidence
 from ...conventions import azimuth_difference
 from ..questions import AZIMUTH_HALFWIDTH_DEG
 from .audit_claims import TimeClaim
-from .audit_direction import _class_directions, _Ctx, _key
+from .audit_direction import _class_directions, _Ctx, _key, _new_onsets_at
 from .format import QAItem
 
 
@@ -229,14 +228,9 @@ def _onsets_start_at(x: _Ctx, t0: float, azimuths: list[float]) -> dict | None:
     """The onsets new at ``t0`` (:func:`~foakit.audit.onsets.new_onset_direction`) when they
     come from within ``az_tol_deg`` of one of ``azimuths``: the sound starts there, whatever
     event the analysis made of it; else None."""
-    cfg = x.cfg
-    if x.doa is None or x.doa.onsets is None or not azimuths:
-        return None
-    got = new_onset_direction(x.doa.onsets, t0, lead_s=cfg.onset_start_lead_s,
-                              look_s=cfg.onset_start_look_s, history_s=cfg.onset_history_s,
-                              az_tol_deg=cfg.onset_az_tol_deg)
+    got = _new_onsets_at(x, t0) if azimuths else None
     if got is None or min(abs(float(azimuth_difference(got["azimuth_deg"], a)))
-                          for a in azimuths) > cfg.az_tol_deg:
+                          for a in azimuths) > x.cfg.az_tol_deg:
         return None
     return got
 
@@ -427,7 +421,8 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
     ev["signal"] = {k: v for k, v in fit.items() if k != "fit"}
     shifted = _event_time_shift(x, events, claim.kind, claim.a, claim.b)
     if shifted is not None and fit["status"] != "shifted":
-        started = _onsets_start_at(x, claim.a, [az for _, az, _ in pres] if known else [])
+        # (a class event exists only where the direction is known)
+        started = _onsets_start_at(x, claim.a, [az for _, az, _ in pres])
         if started is None:
             return _event_verdict(key, fld, label, claim, shifted, ev, cfg.event_shift_conf)
         ev["start_onsets"] = started
@@ -453,7 +448,7 @@ def _audit_time(x: _Ctx, it: QAItem, claim: TimeClaim,
                             f"the source's direction ({f['direction']:.0f} deg, {origin}) sounds "
                             f"{d:+.1f} s from the labelled "
                             f"{'span' if fld == 'time_span' else 'onset'}", ev)
-    moved = _event_time_shift(x, list(x.doa.events), "span", claim.a, claim.b, unique=True) \
+    moved = _event_time_shift(x, x.doa.events, "span", claim.a, claim.b, unique=True) \
         if claim.kind == "span" and cfg.span_move_conf > 0 else None
     if moved is not None:
         # no sound of the clip starts at the label, and the one sound as long as the label
@@ -514,14 +509,14 @@ def audit_onset_by_direction(x: _Ctx, it: QAItem) -> LabelVerdict | None:
     if abs(gap) <= cfg.event_time_tol_s:
         return LabelVerdict(key, "onset", "consistent", label, round(best["onset_s"], 2),
                             evidence=ev)
-    started = _onsets_start_at(x, float(label), [cues.azimuth_deg])
-    if abs(gap) >= cfg.direction_onset_shift_s and started is not None:
-        ev["start_onsets"] = started
-        return LabelVerdict(key, "onset", "unverifiable", label, round(best["onset_s"], 2),
-                            reason=f"no analysed event from about {cues.azimuth_deg:.0f} deg "
-                                   f"starts near {label:.1f} s, but onsets new then come from "
-                                   "there", evidence=ev)
     if abs(gap) >= cfg.direction_onset_shift_s:
+        started = _onsets_start_at(x, float(label), [cues.azimuth_deg])
+        if started is not None:
+            ev["start_onsets"] = started
+            return LabelVerdict(key, "onset", "unverifiable", label, round(best["onset_s"], 2),
+                                reason=f"no analysed event from about "
+                                       f"{cues.azimuth_deg:.0f} deg starts near {label:.1f} s, "
+                                       "but onsets new then come from there", evidence=ev)
         return LabelVerdict(
             key, "onset", "suspicious", label, round(best["onset_s"], 2),
             cfg.direction_onset_conf,
