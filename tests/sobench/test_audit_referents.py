@@ -243,3 +243,56 @@ def test_a_span_moved_as_a_whole_is_found_by_the_one_event_as_long_as_it():
     assert verdict([moved, short, ev(3.7, 5.0, 120.0)]).verdict == "unverifiable"
     assert verdict([moved, ev(5.7, 9.8, -90.0)]).verdict == "unverifiable"
     assert verdict([moved, short], span_move_conf=0.0).verdict == "unverifiable"
+
+
+def _refs_items(refs):
+    def r(k):
+        return None if refs is None else [refs[k]]
+    return [
+        item("d", "identify_source_by_doa", "Which sound comes from about 40 degrees azimuth?",
+             "The dog.", "dog", refs=r(0)),
+        item("b", "identify_source_by_location", "What sound is coming from behind you?",
+             "The bird.", "bird", refs=r(1)),
+        item("s", "detect_source", "Name the sound you hear between 4 s and 6 s.", "Birdsong.",
+             "birdsong", refs=r(1)),
+        item("a", "estimate_azimuth", "What is the azimuth of the first event?",
+             "About -140 degrees.", "-140 degrees", {"azimuth_deg": -140.0}, refs=r(0)),
+        item("t", "detect_time", "When is the birdsong heard?", "From 4 s to 6 s.",
+             "4.0s to 6.0s", {"time_span": [4.0, 6.0]}, refs=r(1)),
+    ]
+
+
+def test_items_of_one_source_in_source_refs_share_its_class():
+    for refs in ((0, 1), ("src-a", "src-b")):
+        cc = claims(_refs_items(refs))
+        # "the first event" is the dog its source's other item names; the bird and the
+        # birdsong are one sound, under the name most of its items use
+        assert cc.subject["a"] == "dog" and "a" in cc.by_cue
+        assert cc.subject["b"] == cc.subject["s"] == cc.subject["t"] == "birdsong"
+        assert cc.classes == {"dog", "birdsong"}
+        v = _by_id(_refs_items(refs))
+        # its label is then held against the direction the dog's question gives
+        assert v["a"].verdict == "suspicious" and v["a"].estimate == 40.0
+    cc = claims(_refs_items(None))
+    assert cc.subject["a"] is None and cc.subject["b"] == "bird"
+    assert cc.classes == {"dog", "bird", "birdsong"}
+    assert _by_id(_refs_items(None))["a"].verdict == "unverifiable"
+
+
+def test_a_class_named_for_two_sources_is_not_followed_through_source_refs():
+    items = [
+        item("d1", "identify_source_by_doa", "Which sound comes from about 40 degrees azimuth?",
+             "A dog.", "dog", refs=[0]),
+        item("d2", "identify_source_by_doa", "Which sound comes from about -90 degrees "
+             "azimuth?", "A dog.", "dog", refs=[1]),
+        item("a", "estimate_azimuth", "What is the azimuth of the first event?",
+             "About -140 degrees.", "-140 degrees", {"azimuth_deg": -140.0}, refs=[0]),
+        item("r", "relative_left_right", "Is the first event left or right of the last one?",
+             "Left.", "left", refs=[0, 1]),
+    ]
+    cc = claims(items)
+    assert cc.subject["a"] is None and cc.subject["d1"] == cc.subject["d2"] == "dog"
+    # several refs (a relation) link nothing
+    items[2] = item("a", "estimate_azimuth", "What is the azimuth of the first event?",
+                    "About -140 degrees.", "-140 degrees", {"azimuth_deg": -140.0}, refs=[0, 1])
+    assert claims(items[:1] + items[2:3]).subject["a"] is None

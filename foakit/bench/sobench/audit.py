@@ -10,7 +10,8 @@ One verdict per label-bearing item: ``azimuth`` (``estimate_azimuth``), ``elevat
 What the corpus says (no audio needed)
 --------------------------------------
 Items about one audio file are grouped by the sound class they name (the class vocabulary is
-read from the answers of the source tasks and from "the sound of the X" phrases).  For each
+read from the answers of the source tasks and from "the sound of the X" phrases; where the
+records carry ``source_refs``, the items of one source share its class).  For each
 class the other items give *context*: directions named in questions (``identify_source_by_doa``
 angles, ``identify_source_by_location`` / ``spatial_temporal`` / ``onset_from_location``
 sectors such as "the front-left" = 45 +- 22.5 deg), time spans and onsets of other items, the

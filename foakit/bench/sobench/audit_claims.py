@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,7 +197,7 @@ class ClipClaims:
         The start time (s) a question gave a source of its own it names by that time.
     by_cue : set of str
         ``qa_id`` of the items whose class was found from another cue of their question (a
-        direction, a start time, "the only sound": :func:`_by_cue`).
+        direction, a start time, "the only sound": :func:`_by_cue`) or its ``source_refs``.
     unresolved : dict
         ``qa_id`` -> why an item that names no class could not be given one.
     cues : dict
@@ -539,17 +540,53 @@ def _the_only_source(cc: ClipClaims, ranked: list[dict], events: list[dict],
                             "the analysed events (the only source the analysis hears)"))
 
 
+def _single_ref(it: QAItem) -> str | None:
+    """The one source a record's ``source_refs`` names (an index or an id), or None."""
+    refs = it.record.get("source_refs")
+    ok = isinstance(refs, list) and len(refs) == 1 and type(refs[0]) in (int, str)
+    return str(refs[0]) if ok else None
+
+
+def _by_refs(cc: ClipClaims, subj: dict[str, str | None]) -> set[str]:
+    """Follow ``source_refs`` where records carry them: the classes the items of one source
+    name are one sound (the most used name is kept), and an item that names no class is
+    about the class its source's items name.  A name used for two sources (two sounds of one
+    class) leaves each of them alone.  Returns the ``qa_id`` of the items given a class."""
+    names: dict[str, Counter] = {}
+    refs_of: dict[str, set[str]] = {}
+    for it in cc.items:
+        k, name = _single_ref(it), subj.get(it.qa_id)
+        if k is not None and name is not None and it.task_name not in _RELATION_WORDS:
+            names.setdefault(k, Counter())[name] += 1
+            refs_of.setdefault(name, set()).add(k)
+    alias: dict[str, str] = {}
+    the: dict[str, str] = {}
+    for k, used in names.items():
+        if all(refs_of[n] == {k} for n in used):
+            the[k] = max(sorted(used), key=lambda n: used[n])
+            alias.update({n: the[k] for n in used})
+    subj.update({q: alias.get(n, n) for q, n in subj.items() if n is not None})
+    cc.objects.update({q: alias.get(o, o) for q, o in cc.objects.items() if o is not None})
+    cc.classes = {alias.get(c, c) for c in cc.classes}
+    linked = {it.qa_id for it in cc.items if subj.get(it.qa_id) is None
+              and _single_ref(it) in the and it.task_name not in _RELATION_WORDS}
+    subj.update({it.qa_id: the[_single_ref(it)] for it in cc.items if it.qa_id in linked})
+    return linked
+
+
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
                 cfg: SobenchAuditConfig | None = None) -> ClipClaims:
     """Read the claims the items of one audio file make (see the module docstring).
 
-    Items that name a class are read first; an item that names none but gives a direction
-    ("When does the sound from the back-right start?"), a start time or "the only sound" is
-    then about the class found that way, or a source of its own (:attr:`ClipClaims.pseudo`).
+    Items that name a class are read first; with ``source_refs`` in the records, items of
+    one source index share its class (:func:`_by_refs`); an item that names none but gives
+    a direction ("When does the sound from the back-right start?"), a start time or "the
+    only sound" is then about the class found that way, or a source of its own
+    (:attr:`ClipClaims.pseudo`).
     """
     cfg = cfg or SobenchAuditConfig()
     cc = ClipClaims(audio_id=audio_id, audio_path=items[0].audio_path, items=list(items))
-    pending = []
+    subj_of: dict[str, str | None] = {}
     for it in items:
         ans = class_mentions(it.answer, vocab)
         q = class_mentions(it.question, vocab)
@@ -563,11 +600,19 @@ def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
             cc.objects[it.qa_id] = obj
         else:
             subj = ans[0] if ans else (q[0] if q else None)
-        cc.subject[it.qa_id] = subj
+        subj_of[it.qa_id] = subj
         cc.classes.update(ans)
         cc.classes.update(q)
         if subj:
             cc.classes.add(subj)
+    linked = _by_refs(cc, subj_of)
+    pending = []
+    for it in items:
+        subj = subj_of[it.qa_id]
+        cc.subject[it.qa_id] = subj
+        if subj:
+            if it.qa_id in linked:
+                cc.by_cue.add(it.qa_id)
             _claims_of(cc, it, subj, cfg)
         else:
             pending.append(it)
