@@ -707,7 +707,7 @@ def _hf_tree(staging: Path, dst: Path, rev: str) -> Path:
 
 
 def rewrite_corpus(src_root: str | os.PathLike, dst_root: str | os.PathLike, *, seed: int,
-                   audio: str = "symlink") -> Path:
+                   audio: str = "symlink", refs: bool = True) -> Path:
     """Copy a synthetic SO-Bench-layout corpus with its questions and answers reworded.
 
     Parameters
@@ -723,6 +723,9 @@ def rewrite_corpus(src_root: str | os.PathLike, dst_root: str | os.PathLike, *, 
         questions).
     audio : {"symlink", "hardlink", "hf"}
         Layout of the copy (module docstring).
+    refs : bool
+        Keep each record's ``source_refs``; False writes the records without them, as
+        SO-Bench files that do not carry the field are.
 
     Returns
     -------
@@ -739,6 +742,8 @@ def rewrite_corpus(src_root: str | os.PathLike, dst_root: str | os.PathLike, *, 
     for row in _read_jsonl(src / "qa" / "test.jsonl"):
         sources = truth.get(str(row.get("audio_id")), {}).get("sources", [])
         rows.append(rephrase(row, sources, seed=seed) if sources else dict(row))
+        if not refs:
+            rows[-1].pop("source_refs", None)
     root = dst / "staging" if audio == "hf" else dst
     _write_jsonl(root / "qa" / "test.jsonl", rows)
     (root / "truth").mkdir(parents=True)

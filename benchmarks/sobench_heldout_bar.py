@@ -28,11 +28,16 @@ Hugging Face-cache-like tree) and prints
   official rules (``scoring.score_predictions``): accuracy, parse rate, median error,
   detect_time mean IoU.
 
+The audit runs twice on each family: on the records with their ``source_refs`` (which
+source each item is about, a field SO-Bench files carry only sometimes) and on the same
+records without them (``audit_without_refs``); ``--refs keep`` or ``drop`` runs one.
+
 ``--compare-original`` also audits and scores the same corpora in foakit's own wording, so
 the effect of the wording alone can be read off.
 
     python benchmarks/sobench_heldout_bar.py [--clips 25] [--families NAME ...] [--workers N]
-        [--layout symlink|hardlink|hf] [--motion] [--compare-original] [--json OUT]
+        [--layout symlink|hardlink|hf] [--refs both|keep|drop] [--motion]
+        [--compare-original] [--json OUT]
         [--keep DIR]
 """
 
@@ -212,14 +217,19 @@ def run_family(name: str, fam: dict, tmp: Path, args, wording) -> dict:
                          rt60_s=fam["rt60_s"], snr_db=(15.0, 30.0), n_sources=(1, 3),
                          allow_motion=bool(args.motion))
     changes = inject_sobench_errors(clean, bad, rate=0.2, seed=seed + 1)
-    clean_h = wording.rewrite_corpus(clean, base / "clean_heldout", seed=seed,
-                                     audio=args.layout)
-    bad_h = wording.rewrite_corpus(bad, base / "injected_heldout", seed=seed,
-                                   audio=args.layout)
     out = {"corpus": {k: v for k, v in fam.items()}, "clips": args.clips,
-           "layout": args.layout,
-           "audit": audit_numbers(clean_h, bad_h, changes, args.workers),
-           "records": baseline_records(clean_h, args.workers, base / "analysis")}
+           "layout": args.layout}
+    variants = {"keep": [True], "drop": [False], "both": [True, False]}[args.refs]
+    for refs in variants:
+        tag = "" if refs else "_norefs"
+        clean_h = wording.rewrite_corpus(clean, base / f"clean_heldout{tag}", seed=seed,
+                                         audio=args.layout, refs=refs)
+        bad_h = wording.rewrite_corpus(bad, base / f"injected_heldout{tag}", seed=seed,
+                                       audio=args.layout, refs=refs)
+        audit = audit_numbers(clean_h, bad_h, changes, args.workers)
+        out["audit" if refs or args.refs == "drop" else "audit_without_refs"] = audit
+        if "records" not in out:
+            out["records"] = baseline_records(clean_h, args.workers, base / "analysis")
     if args.compare_original:
         out["audit_original"] = audit_numbers(clean, bad, changes, args.workers)
         out["records_original"] = baseline_records(clean, args.workers, base / "analysis")
@@ -245,6 +255,8 @@ def report(name: str, audit: dict, records: dict[str, list[dict]]) -> list[str]:
         k = c["counts"]
         lines.append(f"  {f:9s} precision {_fmt(c['precision'])} ({k['true_flags']}/"
                      f"{k['flags']}), recall {_fmt(c['recall'])} ({k['found']}/{k['injected']})")
+    if not records:
+        return lines
     sc = {kind: task_scores(rs) for kind, rs in records.items()}
     lines.append(f"  {'task':22s} {'n':>4s} {'dsp acc':>8s} {'prior acc':>9s} "
                  f"{'dsp parse':>9s} {'dsp med err':>11s} {'prior med err':>13s} {'IoU dsp/prior'}")
@@ -265,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clips", type=int, default=25, help="clips per family (default 25)")
     p.add_argument("--families", nargs="+", choices=sorted(FAMILIES), default=list(FAMILIES))
     p.add_argument("--layout", choices=("symlink", "hardlink", "hf"), default="symlink")
+    p.add_argument("--refs", choices=("both", "keep", "drop"), default="both",
+                   help="audit the records with their source_refs, without them, or both "
+                        "(default both; without them: audit_without_refs)")
     p.add_argument("--motion", action="store_true", help="let sources move")
     p.add_argument("--compare-original", action="store_true",
                    help="also audit and score the corpora in foakit's own wording")
@@ -284,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = run_family(name, FAMILIES[name], tmp, args, wording)
             for line in report(name, results[name]["audit"], results[name]["records"]):
                 print(line, flush=True)
+            if "audit_without_refs" in results[name]:
+                print(report(f"{name} without source_refs", results[name]["audit_without_refs"],
+                             {})[1], flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -293,6 +311,12 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     out = {"families": {}, "overall": {"audit": overall, "rates": rates(overall),
                                        "scores": {k: task_scores(v) for k, v in recs.items()}}}
+    if all("audit_without_refs" in r for r in results.values()) and results:
+        nr = _sum([r["audit_without_refs"] for r in results.values()])
+        for line in report("overall without source_refs", nr, {})[:6]:
+            print(line)
+        out["overall"]["audit_without_refs"] = nr
+        out["overall"]["rates_without_refs"] = rates(nr)
     if args.compare_original:
         o_aud = _sum([r["audit_original"] for r in results.values()])
         o_rec = {k: [x for r in results.values() for x in r["records_original"][k]]
@@ -305,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
         fam = {"corpus": r["corpus"], "clips": r["clips"], "layout": r["layout"],
                "audit": r["audit"], "rates": rates(r["audit"]),
                "scores": {k: task_scores(v) for k, v in r["records"].items()}}
+        if "audit_without_refs" in r:
+            fam["audit_without_refs"] = r["audit_without_refs"]
+            fam["rates_without_refs"] = rates(r["audit_without_refs"])
         if args.compare_original:
             fam["audit_original"] = r["audit_original"]
             fam["rates_original"] = rates(r["audit_original"])

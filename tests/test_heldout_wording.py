@@ -71,6 +71,15 @@ def test_symlink_layout_reaches_audio_through_a_linked_folder(corpus, tmp_path):
     assert (out / "audio").resolve() == (corpus / "audio").resolve()
 
 
+def test_records_can_be_written_without_their_source_refs(corpus, tmp_path):
+    kept = _rows(hw.rewrite_corpus(corpus, tmp_path / "a", seed=5))
+    dropped = _rows(hw.rewrite_corpus(corpus, tmp_path / "b", seed=5, refs=False))
+    assert all("source_refs" in r for r in kept)
+    assert not any("source_refs" in r for r in dropped)
+    # the same questions, answers and labels otherwise
+    assert [{k: v for k, v in r.items() if k != "source_refs"} for r in kept] == dropped
+
+
 def test_hf_layout_is_a_snapshot_of_blob_links(corpus, tmp_path):
     snap = hw.rewrite_corpus(corpus, tmp_path / "cache", seed=3, audio="hf")
     assert snap.parent.name == "snapshots"
