@@ -552,13 +552,14 @@ def _by_refs(cc: ClipClaims, subj: dict[str, str | None]) -> set[str]:
     name are one sound (the most used name is kept), and an item that names no class is
     about the class its source's items name.  A name used for two sources (two sounds of one
     class) leaves each of them alone.  Returns the ``qa_id`` of the items given a class."""
+    ref = {it.qa_id: k for it in cc.items if it.task_name not in _RELATION_WORDS
+           and (k := _single_ref(it)) is not None}
     names: dict[str, Counter] = {}
     refs_of: dict[str, set[str]] = {}
-    for it in cc.items:
-        k, name = _single_ref(it), subj.get(it.qa_id)
-        if k is not None and name is not None and it.task_name not in _RELATION_WORDS:
-            names.setdefault(k, Counter())[name] += 1
-            refs_of.setdefault(name, set()).add(k)
+    for q, k in ref.items():
+        if subj.get(q) is not None:
+            names.setdefault(k, Counter())[subj[q]] += 1
+            refs_of.setdefault(subj[q], set()).add(k)
     alias: dict[str, str] = {}
     the: dict[str, str] = {}
     for k, used in names.items():
@@ -568,10 +569,9 @@ def _by_refs(cc: ClipClaims, subj: dict[str, str | None]) -> set[str]:
     subj.update({q: alias.get(n, n) for q, n in subj.items() if n is not None})
     cc.objects.update({q: alias.get(o, o) for q, o in cc.objects.items() if o is not None})
     cc.classes = {alias.get(c, c) for c in cc.classes}
-    linked = {it.qa_id for it in cc.items if subj.get(it.qa_id) is None
-              and _single_ref(it) in the and it.task_name not in _RELATION_WORDS}
-    subj.update({it.qa_id: the[_single_ref(it)] for it in cc.items if it.qa_id in linked})
-    return linked
+    linked = {q: the[k] for q, k in ref.items() if subj.get(q) is None and k in the}
+    subj.update(linked)
+    return set(linked)
 
 
 def clip_claims(audio_id: str, items: list[QAItem], vocab: list[str],
