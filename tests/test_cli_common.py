@@ -33,3 +33,56 @@ def test_require_counts_names_the_bad_option_and_the_command(capsys):
     assert capsys.readouterr().err == "foakit x: error: --workers 0 must be >= 1\n"
     assert require_counts(argparse.Namespace(workers=2, max_figures=-1), "foakit y z") == 2
     assert capsys.readouterr().err == "foakit y z: error: --max-figures -1 must be >= 0\n"
+
+
+def _parsers(parser, path=()):
+    """Every (command path, parser) reachable from ``parser``."""
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _parsers(child, (*path, name))
+
+
+def test_every_command_declares_the_shared_options_as_the_table_says():
+    from foakit.cli import build_parser
+    from foakit.cli.common import SHARED_OPTIONS
+
+    by_flag = {flags[-1]: (name, kwargs) for name, (flags, kwargs) in SHARED_OPTIONS.items()}
+    seen: dict[str, set] = {}
+    for path, parser in _parsers(build_parser()):
+        for action in parser._actions:
+            flag = next((f for f in action.option_strings if f in by_flag), None)
+            if flag is None:
+                continue
+            name, kwargs = by_flag[flag]
+            seen.setdefault(name, set()).add(path)
+            assert tuple(action.option_strings) == SHARED_OPTIONS[name][0], (path, flag)
+            # what may differ per command: -o's metavar / help / default / required, and
+            # how many figures a command writes by default
+            fixed = {k: v for k, v in kwargs.items() if not (
+                name == "out" or (name == "max_figures" and k in ("default", "help")))}
+            for key, value in fixed.items():
+                if key == "action":  # every shared switch is a store_true
+                    assert (action.nargs, action.const, action.default) == (0, True, False), \
+                        (path, flag)
+                else:
+                    assert getattr(action, key) == value, (path, flag, key)
+    # the options really are shared: each is used by several commands
+    for name in ("out", "workers", "no_progress", "dask", "retry_errors", "channel_order"):
+        assert len(seen.get(name, ())) >= 3, (name, seen.get(name))
+
+
+def test_add_shared_options_names_an_unknown_option():
+    import argparse
+
+    import pytest
+
+    from foakit.cli.common import add_shared_options
+
+    with pytest.raises(ValueError, match="'--wrkers'|wrkers"):
+        add_shared_options(argparse.ArgumentParser(), "wrkers")
+    with pytest.raises(ValueError, match="outt"):
+        add_shared_options(argparse.ArgumentParser(), "out", outt={"required": True})

@@ -6,14 +6,7 @@ import argparse
 import os
 import sys
 
-from .common import (
-    add_common,
-    add_dask_option,
-    notice,
-    open_dask,
-    print_capped,
-    require_counts,
-)
+from .common import add_shared_options, notice, open_dask, print_capped, require_counts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,18 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "into OUT: clips.jsonl, frames.parquet/, manifest.json. Re-running "
                        "with the same OUT resumes.")
     p.add_argument("audio_dir", metavar="AUDIO_DIR")
-    p.add_argument("-o", "--out", required=True, metavar="OUT")
-    add_common(p)
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes (default: all cores)")
+    add_shared_options(p, "out", "channel_order", "no_progress", "workers",
+                       out={"required": True, "metavar": "OUT"})
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="compute backend (default: cpu)")
     p.add_argument("--batch-size", type=int, default=16,
                    help="clips per batch, i.e. per Parquet part (default: 16); a task on "
                    "Dask holds one batch or more")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="analyse again files that failed in an earlier run")
-    add_dask_option(p)
+    add_shared_options(p, "retry_errors", "dask")
     p.set_defaults(func=run)
 
 

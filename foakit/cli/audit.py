@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_common, add_dask_option, add_registered_command, print_capped
+from .common import add_registered_command, add_shared_options, print_capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,17 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_audit_options(p: argparse.ArgumentParser) -> None:
     """Options every FOA label audit takes (``-o``, workers, resume, figures)."""
-    p.add_argument("-o", "--out", required=True, metavar="DIR",
-                   help="output folder; an earlier run there is resumed")
-    add_common(p)
-    p.add_argument("--workers", type=int, default=None,
-                   help="analysis processes (default: all cores)")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="analyse again the clips an earlier run in DIR recorded as failed")
-    p.add_argument("--no-figures", action="store_true", help="write no figures")
-    p.add_argument("--max-figures", type=int, default=None, metavar="N",
-                   help="figures for at most N flags, the most confident (default: all)")
-    add_dask_option(p)
+    add_shared_options(p, "out", "channel_order", "no_progress", "workers", "retry_errors",
+                       out={"required": True,
+                            "help": "output folder; an earlier run there is resumed"})
+    add_shared_options(p, "no_figures", "max_figures", "dask")
 
 
 def report_audit(args: argparse.Namespace, result) -> int:

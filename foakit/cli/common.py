@@ -10,12 +10,46 @@ from typing import TextIO
 
 from ..conventions import CHANNEL_ORDERS
 
+#: The options several commands share, each declared once: ``(flags, argparse keywords)``.
+#: A command takes the ones it needs with :func:`add_shared_options`, overriding only what
+#: differs for it (``-o``'s metavar and help, whether it is required).
+SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
+    "out": (("-o", "--out"), {"metavar": "DIR", "help": "output folder"}),
+    "workers": (("--workers",), {"type": int, "default": None,
+                                 "help": "worker processes (default: all cores)"}),
+    "no_progress": (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    "retry_errors": (("--retry-errors",), {
+        "action": "store_true",
+        "help": "analyse again the files an earlier run in the same output folder recorded "
+        "as failed"}),
+    "channel_order": (("--channel-order",), {
+        "choices": CHANNEL_ORDERS, "default": "ambix",
+        "help": "channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)"}),
+    "no_figures": (("--no-figures",), {"action": "store_true", "help": "write no figures"}),
+    "max_figures": (("--max-figures",), {
+        "type": int, "default": None, "metavar": "N",
+        "help": "figures for at most N flags, the most confident (default: all)"}),
+    "dask": (("--dask",), {
+        "metavar": "CLUSTER", "default": None,
+        "help": "run the per-clip work on Dask: local[:N] (a LocalCluster of N "
+        "single-threaded worker processes, default one per core), tcp://HOST:PORT (a "
+        "running scheduler) or a scheduler file; the workers must see the audio at the "
+        "same paths (needs foakit[dask])"}),
+}
 
-def add_common(p: argparse.ArgumentParser) -> None:
-    """Options shared by every command that reads a corpus."""
-    p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
-                   help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+def add_shared_options(p: argparse.ArgumentParser, *names: str, **overrides: dict) -> None:
+    """Add the :data:`SHARED_OPTIONS` called ``names`` to ``p``, in that order.
+
+    ``overrides`` maps an option's name to the argparse keywords that differ for this
+    command, e.g. ``out={"required": True, "metavar": "ANSWERS", "help": "answers JSONL"}``.
+    """
+    unknown = sorted(set(names).union(overrides) - set(SHARED_OPTIONS))
+    if unknown:
+        raise ValueError(f"{unknown=} are not shared options ({sorted(SHARED_OPTIONS)})")
+    for name in names:
+        flags, kwargs = SHARED_OPTIONS[name]
+        p.add_argument(*flags, **{**kwargs, **overrides.get(name, {})})
 
 
 def require_counts(args: argparse.Namespace, prog: str) -> int | None:
@@ -53,16 +87,6 @@ def print_capped(lines: Iterable[str], *, prefix: str, more_prefix: str | None =
         more = prefix if more_prefix is None else more_prefix
         print(f"{more}... {len(lines) - limit} more" + (f" in {where}" if where else ""),
               file=out)
-
-
-def add_dask_option(p: argparse.ArgumentParser) -> None:
-    """``--dask CLUSTER``: run the per-clip work on a Dask cluster (see
-    :func:`open_dask`)."""
-    p.add_argument("--dask", metavar="CLUSTER", default=None,
-                   help="run the per-clip work on Dask: local[:N] (a LocalCluster of N "
-                   "single-threaded worker processes, default one per core), "
-                   "tcp://HOST:PORT (a running scheduler) or a scheduler file; the "
-                   "workers must see the audio at the same paths (needs foakit[dask])")
 
 
 @contextlib.contextmanager

@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from .common import add_shared_options
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="synthesise a small FOA corpus, analyse it, show "
@@ -13,11 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Writes a small synthetic SO-Bench-layout corpus (known "
                        "directions, timing, motion) to OUT/corpus, analyses it into "
                        "OUT/analysis and prints estimates against truth.")
-    p.add_argument("-o", "--out", default="foakit-demo", metavar="OUT",
-                   help="demo folder (default: ./foakit-demo)")
+    add_shared_options(p, "out", out={"default": "foakit-demo", "metavar": "OUT",
+                                      "help": "demo folder (default: ./foakit-demo)"})
     p.add_argument("--clips", type=int, default=8, help="clips to synthesise (default: 8)")
-    p.add_argument("--workers", type=int, default=None)
-    p.add_argument("--no-progress", action="store_true")
+    add_shared_options(p, "workers", "no_progress")
     p.add_argument("--sobench", action="store_true",
                    help="also answer the corpus' SO-Bench questions with the oracle, dsp and "
                    "prior baselines and print the per-task scores side by side")

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
+from ...cli.common import add_shared_options, open_dask, print_capped, require_counts
 
 __all__ = ["add_audit", "add_score", "add_judge_requests"]
 
@@ -33,18 +33,10 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
         "flags.jsonl, summary.json, index.md and figures/; DIR/measures.jsonl is the "
         "checkpoint, so a rerun with the same -o resumes.")
     p.add_argument("root", metavar="ROOT", help="folder holding Chat/Chat_meta.json")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--records", metavar="FILE", default=None,
                    help="read the items from an evalscope record file instead")
-    p.add_argument("--workers", type=int, default=None,
-                   help="measuring processes (default: all cores)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="measure again the clips an earlier run in DIR recorded as failed")
-    p.add_argument("--no-figures", action="store_true", help="write no figures")
-    p.add_argument("--max-figures", type=int, default=None, metavar="N",
-                   help="spectrograms for at most N flagged items (default: every one)")
-    add_dask_option(p)
+    add_shared_options(p, "out", "workers", "no_progress", "retry_errors", "no_figures",
+                       "max_figures", "dask", out={"required": True})
     p.set_defaults(func=run_audit)
 
 
@@ -88,7 +80,7 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--order", choices=("reference-first", "model-first"),
                    default="reference-first", help="the order of JUDGED (records written "
                    "from foakit judge-requests carry their own)")
-    p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report")
+    add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report"})
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
     p.set_defaults(func=run_score)
 
@@ -129,7 +121,8 @@ def add_judge_requests(sub: argparse._SubParsersAction) -> None:
         "foakit score airbench.")
     p.add_argument("responses", metavar="RESPONSES",
                    help="the model run (Chat_result_modelx.jsonl fields)")
-    p.add_argument("-o", "--out", required=True, metavar="REQUESTS", help="requests.jsonl")
+    add_shared_options(p, "out", out={"required": True, "metavar": "REQUESTS",
+                                      "help": "requests.jsonl"})
     p.add_argument("--order", choices=("both", "reference-first", "model-first"),
                    default="both", help="which orders to write (default: both)")
     p.set_defaults(func=run_judge_requests)

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
+from ...cli.common import add_shared_options, open_dask, print_capped, require_counts
 
 NAME = "halluaudio"
 
@@ -49,8 +49,8 @@ def add_score(sub: argparse._SubParsersAction) -> None:
                        "and open, natural and constrained, and levels are reported apart.")
     _root(p)
     p.add_argument("responses", metavar="RESPONSES", help="responses JSONL")
-    p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report "
-                   "(with one record per case)")
+    add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report "
+                                      "(with one record per case)"})
     p.add_argument("--judge-labels", metavar="LABELS", default=None,
                    help="judge labels JSONL (audio_id, config, case_id, score_label, "
                    "judge_rationale, violated_forbidden_claims)")
@@ -99,8 +99,8 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
                        "prior: the most common correct option key per config and prompt mode.")
     _root(p)
     p.add_argument("--kind", choices=("oracle", "abstain", "prior"), required=True)
-    p.add_argument("-o", "--out", required=True, metavar="RESPONSES",
-                   help="responses.jsonl to write")
+    add_shared_options(p, "out", out={"required": True, "metavar": "RESPONSES",
+                                      "help": "responses.jsonl to write"})
     p.set_defaults(func=run_baseline, benchmark_run=run_baseline)
 
 
@@ -129,8 +129,8 @@ def add_judge_requests(sub: argparse._SubParsersAction) -> None:
                        "These are scorer-side: none of it is part of the model's input.")
     _root(p)
     p.add_argument("responses", metavar="RESPONSES", help="responses JSONL")
-    p.add_argument("-o", "--out", required=True, metavar="REQUESTS",
-                   help="requests.jsonl to write")
+    add_shared_options(p, "out", out={"required": True, "metavar": "REQUESTS",
+                                      "help": "requests.jsonl to write"})
     p.set_defaults(func=run_judge_requests, benchmark_run=run_judge_requests)
 
 
@@ -165,16 +165,12 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                        "DIR/summary.json (by level), figures and DIR/index.md. Each audio's "
                        "measures are checkpointed in DIR: re-running resumes.")
     _root(p)
-    p.add_argument("-o", "--out", required=True, metavar="DIR",
-                   help="output folder; an earlier run there is resumed")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="measure again the audios an earlier run in DIR recorded as failed")
-    p.add_argument("--no-figures", action="store_true", help="write no figures")
-    p.add_argument("--max-figures", type=int, default=50, metavar="N",
-                   help="spectrograms for at most N flagged audios (default 50)")
-    add_dask_option(p)
+    add_shared_options(p, "out", "workers", "no_progress", "retry_errors", "no_figures",
+                       "max_figures", "dask",
+                       out={"required": True,
+                            "help": "output folder; an earlier run there is resumed"},
+                       max_figures={"default": 50, "help": "figures for at most N flags, "
+                                    "the most confident (default 50)"})
     p.set_defaults(func=run_audit, benchmark_run=run_audit)
 
 

@@ -12,11 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
+from ...cli.common import add_shared_options, open_dask, print_capped, require_counts
 
 __all__ = ["add_baseline", "add_score", "add_audit"]
-
-_ORDERS = ("ambix", "fuma")
 
 
 def add_baseline(sub: argparse._SubParsersAction) -> None:
@@ -31,17 +29,14 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
         "prior letter where the signal decides nothing (abstained).")
     p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
     p.add_argument("--kind", choices=("oracle", "chance", "prior", "dsp"), required=True)
-    p.add_argument("-o", "--out", required=True, metavar="ANSWERS", help="answers JSONL")
+    add_shared_options(p, "out", out={"required": True, "metavar": "ANSWERS",
+                                      "help": "answers JSONL"})
     p.add_argument("--audio-root", metavar="DIR", default=None,
                    help="what audio_path is relative to (default: the QA file's folder)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
-    p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
-                   help="dsp: channel order of the FOA files (default ambix: W, Y, Z, X)")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
-    p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_dask_option(p)
+    add_shared_options(p, "channel_order", "workers", "no_progress", "dask")
     p.set_defaults(func=run_baseline)
 
 
@@ -84,7 +79,7 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("answers", metavar="ANSWERS", nargs="+",
                    help="answers JSONL; several give a side-by-side table (columns named by "
                    "file stem)")
-    p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report")
+    add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report"})
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
     p.set_defaults(func=run_score)
 
@@ -130,19 +125,13 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
         "DIR/flags.jsonl, verdicts.jsonl, summary.json (the 'convention' block), index.md "
         "and figures/.")
     p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder")
+    add_shared_options(p, "out", out={"required": True})
     p.add_argument("--audio-root", metavar="DIR", default=None,
                    help="what audio_path is relative to (default: the QA file's folder)")
-    p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
-                   help="the order the corpus is declared to use (default ambix)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
-    p.add_argument("--workers", type=int, default=None, help="analysis processes")
-    p.add_argument("--no-figures", action="store_true", help="write no figures")
-    p.add_argument("--max-figures", type=int, default=None, metavar="N",
-                   help="figures for at most N flags, the most confident (default: all)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_dask_option(p)
+    add_shared_options(p, "channel_order", "workers", "no_figures", "max_figures",
+                       "no_progress", "dask")
     p.set_defaults(func=run_audit)
 
 

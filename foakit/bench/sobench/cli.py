@@ -13,13 +13,12 @@ from pathlib import Path
 
 from ...cli.audit import add_audit_options, report_audit
 from ...cli.common import (
-    add_dask_option,
+    add_shared_options,
     open_dask,
     print_capped,
     require_counts,
     run_benchmark,
 )
-from ...conventions import CHANNEL_ORDERS
 
 
 def add_baseline(sub: argparse._SubParsersAction) -> None:
@@ -33,19 +32,16 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
         "prior: trivial constant answers (floor); dsp: blind, from foakit's analysis.")
     p.add_argument("root", metavar="ROOT", help="SO-Bench folder (holds qa/test.jsonl)")
     p.add_argument("--kind", choices=("dsp", "oracle", "prior"), required=True)
-    p.add_argument("-o", "--out", required=True, metavar="PREDICTIONS",
-                   help="predictions.jsonl to write")
+    add_shared_options(p, "out", out={"required": True, "metavar": "PREDICTIONS",
+                                      "help": "predictions.jsonl to write"})
     p.add_argument("--split", default="test", help="QA split (default: test)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: a "
                    "temporary folder)")
-    p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
-                   help="dsp: channel order of the FOA files (SO-Bench: ambix, W,Y,Z,X)")
-    p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
+    add_shared_options(p, "channel_order", "workers")
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_dask_option(p)
+    add_shared_options(p, "no_progress", "dask")
     p.set_defaults(func=run_benchmark, benchmark_run=_run_baseline)
 
 
@@ -86,7 +82,7 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("predictions", metavar="PREDICTIONS", nargs="+",
                    help="predictions.jsonl; several files give a side-by-side table (columns "
                    "named by file stem) and a JSON report per file name")
-    p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report")
+    add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report"})
     p.add_argument("--records", metavar="JSONL", default=None,
                    help="write one judged record per QA item (one predictions file only)")
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
