@@ -139,9 +139,9 @@ def _claim_text(claim) -> tuple[str, str | None]:
     return str(claim), None
 
 
-# Clause boundaries: sentence ends, semicolons and colons, dashes between words, line
+# Clause boundaries: sentence ends, semicolons, dashes between words, line
 # breaks, and "but" / "however" / "although" (a negation before them does not reach past).
-_CLAUSE = re.compile(r"[.!?;:\n]+|\s[-\u2013\u2014]+\s|,?\s+(?:but|however|although|though|"
+_CLAUSE = re.compile(r"[.!?;\n]+|\s[-\u2013\u2014]+\s|,?\s+(?:but|however|although|though|"
                      r"yet|nhưng)\s+", re.IGNORECASE)
 # Negation and abstention cues: a claim in the same clause after one of these is denied
 # or declined, not made.  "n't" is split off before matching ("can't" -> "ca not").
@@ -159,6 +159,10 @@ _HEDGE = {"maybe", "perhaps", "possibly", "probably", "likely", "might", "may", 
           "seems", "seem", "sounds", "guess", "apparently", "presumably", "có lẽ", "hình như"}
 #: How far before a claim (in words, within its clause) a negation still reaches it.
 NEGATION_REACH = 8
+# Words that start a new thought inside a clause: a negation before one of them does not
+# reach a claim after it ("unable to hear, so I won't guess the request": one negation
+# reaches "the request", not two).
+_SOFT = {"so", "and", "because", "therefore", "thus", "hence", "since", "nên", "vì"}
 
 
 def _words(text: str) -> list[str]:
@@ -169,12 +173,16 @@ def _words(text: str) -> list[str]:
 def _reading(before: list[str], after: list[str], question: bool) -> str:
     """How a clause uses a claim found in it: ``asserted``, ``negated`` or ``uncertain``."""
     before = _AFFIRMING.sub("ok", " ".join(before)).split()
-    near = before[-NEGATION_REACH:]
-    far = before[:-NEGATION_REACH]
+    cut = max((i + 1 for i, w in enumerate(before) if w in _SOFT), default=0)
+    sub = before[cut:]
+    near, far = sub[-NEGATION_REACH:], sub[:-NEGATION_REACH]
     neg_near = sum(w in _NEG for w in near) + sum(
         " ".join(near).count(p) for p in _NEG_PHRASES if " " in p and p.split()[0] not in _NEG)
     neg_after = [w for w in after[:4] if w in _NEG]
-    hedged = any(w in _HEDGE for w in before + after[:3])
+    ctx = before + after[:3]
+    # a hedge under a negation ("I won't guess") declines rather than guesses
+    hedged = any(w in _HEDGE and not any(x in _NEG for x in ctx[max(0, i - 2):i])
+                 for i, w in enumerate(ctx))
     if question or hedged or any(w in _NEG for w in far) or neg_near > 1 or (
             neg_after and not neg_near):
         # a question, a guess, a distant or double negation, or a denial after the claim
