@@ -41,6 +41,7 @@ def mk(config="multiple_choice", gt=None, **kw):
     ("B. No - I can't tell what the speaker says", "what the speaker says", "none"),
     ("I cannot hear a dog barking", "a dog barking", "none"),
     ("I cannot hear a dog barking.", "dog barking", "none"),
+    ("I cannot hear a dog and a cat barking", "a cat barking", "none"),
     ("There is no speech in this clip", "speech", "none"),
     ("Nobody is talking about the lights", "the lights", "none"),
     ("I'm unable to make out any words, so I won't guess the request", "the request",

@@ -162,7 +162,7 @@ NEGATION_REACH = 8
 # Words that start a new thought inside a clause: a negation before one of them does not
 # reach a claim after it ("unable to hear, so I won't guess the request": one negation
 # reaches "the request", not two).
-_SOFT = {"so", "and", "because", "therefore", "thus", "hence", "since", "nên", "vì"}
+_SOFT = {"so", "because", "therefore", "thus", "hence", "since", "nên", "vì"}
 
 
 def _words(text: str) -> list[str]:
