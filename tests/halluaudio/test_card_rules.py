@@ -274,6 +274,11 @@ def test_a_requested_reason_is_judged_apart_from_the_option(tmp_path):
                                "violated_forbidden_claims": []}) + "\n")
     judge, problems = read_judge_labels(lab, c)
     assert not problems and list(judge) == [("a", "multiple_choice", "r", "reason")]
+    # a judge output that echoes only the request id reads the same
+    lab.write_text(json.dumps({"request_id": reqs[0]["request_id"],
+                               "score_label": "hallucinated", "judge_rationale": "no dog"})
+                   + "\n")
+    assert read_judge_labels(lab, c)[0] == judge
     rep = score(c, resp, judge=judge)
     # the option's score does not move; the reason fails in its own metric
     assert rep["closed"]["constrained"]["all"]["rate"] == 1.0

@@ -41,7 +41,7 @@ from collections.abc import Iterable
 
 from ... import __version__
 from ...errors import FormatError
-from .format import Case, Corpus
+from .format import CONFIGS, Case, Corpus
 
 __all__ = [
     "SCORER_VERSION",
@@ -284,8 +284,23 @@ def _jsonl(path: str | os.PathLike):
             yield i, rec, None
 
 
+def _split_request_id(rid: str) -> tuple[str, str, str] | None:
+    """``audio_id/config/case_id[#reason]`` (as ``judge-requests`` writes it) split at the
+    config's name, so ids holding slashes still split right."""
+    rid = rid[:-len("#reason")] if rid.endswith("#reason") else rid
+    for config in CONFIGS:
+        aid, sep, cid = rid.partition(f"/{config}/")
+        if sep and aid and cid:
+            return aid, config, cid
+    return None
+
+
 def _case_key(rec: dict, corpus_index: dict, by_position: dict) -> tuple | None:
     aid, config = rec.get("audio_id"), rec.get("config")
+    if aid is None and isinstance(rec.get("request_id"), str):
+        # a judge output that echoes only the request id
+        got = _split_request_id(rec["request_id"])
+        return got if got in corpus_index else None
     if aid is None:
         return None
     cid = rec.get("case_id")
