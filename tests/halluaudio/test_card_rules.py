@@ -121,6 +121,10 @@ def test_undecidable_matches_need_the_judge_never_fail(tmp_path):
     # the wrong option fails whatever the claims say: nothing left to judge
     r = score_case(c, "A. Maybe they say turn on the light")
     assert r["status"] == "scored" and not r["pass"] and r["score_label"] == "incorrect"
+    ex = mk(scoring="exact_match", choice_options=None, expected_result="0",
+            forbidden_claims=["turn on the light"])
+    r = score_case(ex, "2, maybe turn on the light")
+    assert r["status"] == "scored" and r["score_label"] == "incorrect"
     # the judge's label decides what was left open
     ok = {"score_label": "correct", "judge_rationale": "a calibrated guess",
           "violated_forbidden_claims": []}

@@ -488,8 +488,9 @@ def score_case(case: Case, response: str | None, judge: dict | None = None,
     if violated:
         label, ok = "forbidden_claim", False
         why += f"; states {len(violated)} forbidden claim(s)"
-    elif undecided is None and extracted is not None and not match:
-        label, ok = "incorrect", False  # the wrong option fails whatever the claims say
+    elif undecided is None and not match and (extracted is not None
+                                              or case.rule != "multiple_choice"):
+        label, ok = "incorrect", False  # a wrong answer fails whatever the claims say
     elif undecided is not None or uncertain:
         if uncertain:
             undecided = (f"{undecided}; " if undecided else "") + \
