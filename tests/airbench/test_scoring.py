@@ -228,6 +228,26 @@ def test_one_file_with_both_orders_equals_two_files():
         score_judged([dict(ref[0], order="sideways")])
 
 
+@given(st.lists(st.tuples(st.sampled_from(sorted(CATEGORY_OF)), st.integers(0, 5),
+                          st.sampled_from(["reference-first", "model-first"]),
+                          st.lists(token, min_size=1, max_size=3).map(" ".join)),
+                max_size=30), st.randoms(use_true_random=False))
+def test_a_pooled_file_always_equals_its_two_halves(lines, rnd):
+    recs = [{"task_name": t, "pair_id": f"p{i}", "order": o, "gen": g}
+            for t, i, o, g in lines]
+    rnd.shuffle(recs)
+    ref = [r for r in recs if r["order"] == "reference-first"]
+    mod = [r for r in recs if r["order"] == "model-first"]
+    pooled = score_judged(recs)
+    assert pooled == score_judged(ref, mod)
+    for o, half in (("reference-first", ref), ("model-first", mod)):
+        if half:
+            want = score_order(half, order=o)
+            want.pop("items")
+            assert pooled["orders"][o] == want
+    assert ("combined" in pooled) == bool(ref and mod)
+
+
 def test_per_task_figures_beside_the_categories():
     ref, mod = _both_orders()
     rep = score_judged(ref, mod)
