@@ -48,6 +48,7 @@ def mk(config="multiple_choice", gt=None, **kw):
      "none"),
     ("Không nghe rõ người nói nói gì", "người nói nói", "none"),
     ("It is not true that there is no speech", "no speech", "none"),
+    ("It is hard to tell what the speaker says", "the speaker says", "none"),
     # made claims: violations
     ("A dog is barking in the background", "a dog is barking", "violated"),
     ("The speaker says turn on the light", "the speaker says", "violated"),
@@ -60,6 +61,7 @@ def mk(config="multiple_choice", gt=None, **kw):
     # the local scorer cannot decide: the judge's call
     ("Maybe the speaker says turn on the light", "turn on the light", "uncertain"),
     ("It sounds like a dog barking", "a dog barking", "uncertain"),
+    ("Có lẽ người nói muốn bật đèn", "bật đèn", "uncertain"),
     ("Did the speaker say turn on the light? I can't tell", "turn on the light",
      "uncertain"),
     ("A dog barking is not audible", "a dog barking", "uncertain"),

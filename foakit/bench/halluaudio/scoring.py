@@ -148,15 +148,16 @@ _CLAUSE = re.compile(r"[.!?;\n]+|\s[-\u2013\u2014]+\s|,?\s+(?:but|however|althou
 _NEG = {"no", "not", "never", "cannot", "nothing", "none", "nobody", "neither", "nor", "without",
         "unable", "impossible", "unclear", "unsure", "uncertain", "absent", "lack",
         "lacks", "không", "chưa", "chẳng"}
-_NEG_PHRASES = ("no one", "nobody", "no way", "not sure", "hard to tell", "too faint",
-                "too noisy", "cannot be determined", "can not be determined")
+# Abstentions in more than one word, none of them a negation cue alone.
+_NEG_PHRASES = ("hard to tell", "too faint", "too noisy", "too quiet")
 # Negations that affirm ("no doubt the speaker says ...") are no negation.
 _AFFIRMING = re.compile(r"\b(?:no|without|not) (?:a )?(?:doubt|question)\b|\bnot (?:only|just)\b|"
                         r"\bno wonder\b")
 # Hedges: a claim under one of these is a guess; whether a guess is a claim is the
 # judge's call, so the case needs the judge.
 _HEDGE = {"maybe", "perhaps", "possibly", "probably", "likely", "might", "may", "could",
-          "seems", "seem", "sounds", "guess", "apparently", "presumably", "có lẽ", "hình như"}
+          "seems", "seem", "sounds", "guess", "apparently", "presumably"}
+_HEDGE_PHRASES = ("có lẽ", "hình như")
 #: How far before a claim (in words, within its clause) a negation still reaches it.
 NEGATION_REACH = 8
 # Words that start a new thought inside a clause: a negation before one of them does not
@@ -171,25 +172,29 @@ def _words(text: str) -> list[str]:
 
 
 def _reading(before: list[str], after: list[str], question: bool) -> str:
-    """How a clause uses a claim found in it: ``asserted``, ``negated`` or ``uncertain``."""
+    """How a clause uses a claim found in it: ``asserted``, ``negated`` or ``uncertain``.
+
+    ``before`` / ``after`` are the clause's words before and after the claim."""
     before = _AFFIRMING.sub("ok", " ".join(before)).split()
     cut = max((i + 1 for i, w in enumerate(before) if w in _SOFT), default=0)
     sub = before[cut:]
     near, far = sub[-NEGATION_REACH:], sub[:-NEGATION_REACH]
-    neg_near = sum(w in _NEG for w in near) + sum(
-        " ".join(near).count(p) for p in _NEG_PHRASES if " " in p and p.split()[0] not in _NEG)
-    neg_after = [w for w in after[:4] if w in _NEG]
+    near_text = " ".join(near)
+    neg_near = sum(w in _NEG for w in near) + sum(near_text.count(p) for p in _NEG_PHRASES)
+    neg_after = any(w in _NEG for w in after[:4])
     ctx = before + after[:3]
     # a hedge under a negation ("I won't guess") declines rather than guesses
     hedged = any(w in _HEDGE and not any(x in _NEG for x in ctx[max(0, i - 2):i])
-                 for i, w in enumerate(ctx))
-    if question or hedged or any(w in _NEG for w in far) or neg_near > 1 or (
-            neg_after and not neg_near):
-        # a question, a guess, a distant or double negation, or a denial after the claim
-        # ("X is not audible" and "X, not Y" read alike): the judge decides
-        return "negated" if neg_near == 1 and not hedged and not question and not neg_after \
-            else "uncertain"
-    return "negated" if neg_near == 1 else "asserted"
+                 for i, w in enumerate(ctx)) or any(p in " ".join(ctx) for p in _HEDGE_PHRASES)
+    if question or hedged:
+        return "uncertain"
+    if neg_near == 1 and not neg_after:
+        return "negated"
+    if neg_near > 1 or neg_after or any(w in _NEG for w in far):
+        # a double negation, a denial after the claim ("X is not audible" and "X, not Y"
+        # read alike), or one only far back in the clause: the judge decides
+        return "uncertain"
+    return "asserted"
 
 
 def _find(words: list[str], claim: list[str]) -> list[int]:
@@ -210,7 +215,7 @@ def claim_matches(response: str, claims: list) -> tuple[list, list]:
       :data:`NEGATION_REACH` words before it, and nothing else that muddles it: "I cannot
       hear a dog barking", "No - I can't tell what the speaker says".
     * **uncertain** (the judge decides): a hedge ("maybe", "might", "sounds like", ...),
-      a question, a double negation, a negation further back in the clause, or one only
+      a question, a double negation, a negation only further back in the clause, or one
       after the claim ("a dog barking is not audible" and "the dog barking, not the
       radio" read alike to a word matcher).
     * **asserted** (a violation): anything else.
