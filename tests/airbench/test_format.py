@@ -116,6 +116,52 @@ def test_evalscope_record_form_is_rerooted(tmp_path):
     assert it.answer_gt.startswith("The speaker") and it.question.startswith("Who")
 
 
+def _data_uri_record(uri, uid):
+    return {"input": [{"content": [{"audio": uri, "format": "wav"},
+                                   {"text": "What is said?"}]}],
+            "target": "hello", "metadata": {"uniq_id": uid, "task_name": "speech_QA",
+                                            "dataset_name": "iemocap", "meta_info": SEED_META,
+                                            "question": "What is said?"}}
+
+
+def test_evalscope_data_uri_audio_is_decoded_not_missing(tmp_path):
+    import base64
+
+    import numpy as np
+    import soundfile as sf
+
+    from foakit.bench.airbench.audit import audit_airbench
+    from foakit.signal import read_any
+
+    rng = np.random.default_rng(0)
+    t = np.arange(16000) / 16000
+    x = (0.3 * np.sin(2 * np.pi * 220 * t) + 0.01 * rng.standard_normal(t.size))
+    wav = tmp_path / "clip.wav"
+    sf.write(wav, x.astype(np.float32), 16000, subtype="PCM_16")
+    uri = "data:audio/wav;base64," + base64.b64encode(wav.read_bytes()).decode("ascii")
+    f = tmp_path / "records.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in (
+        _data_uri_record(uri, 1), _data_uri_record(uri, 2),
+        _data_uri_record("data:audio/wav;base64,@@not base64@@", 3))))
+    (tmp_path / "Chat").mkdir()
+    c = load_chat(tmp_path, records=f, audio_cache=tmp_path / "cache")
+    a, b, bad = c.items
+    assert a.audio == b.audio and a.audio.parent == tmp_path / "cache"
+    assert a.audio.read_bytes() == wav.read_bytes() and not a.problems
+    got, sr = read_any(a.audio)
+    want, _ = read_any(wav)
+    assert sr == 16000 and np.array_equal(got, want)
+    assert bad.audio is None and "not base64" in bad.problems[0]
+    res = audit_airbench(tmp_path, tmp_path / "audit", records=f, workers=1, figures=False)
+    kinds = {(fl["key"], fl["kind"]) for fl in res.flags}
+    assert not any(k in ("missing_file", "bad_path") for _, k in kinds)
+    assert ("3", "undecodable") in kinds
+    items = [json.loads(x) for x in (tmp_path / "audit" / "items.jsonl").read_text()
+             .splitlines()]
+    assert [i["status"] for i in items] == ["ok", "ok", "error"]
+    assert items[0]["measures"]["duration_s"] == pytest.approx(1.0)
+
+
 def test_judge_prompt_is_the_official_template_filled_once():
     p = build_prompt("desc XQuestionX", "what?", "ref", "model")
     assert p.startswith("You are a helpful and precise assistant")

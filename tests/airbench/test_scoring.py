@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from foakit.bench.airbench import parse_judge_line, score_judged, score_order
 from foakit.bench.airbench.format import CATEGORY_OF
-from foakit.bench.airbench.scoring import read_judged
+from foakit.bench.airbench.scoring import format_report, read_judged
 from foakit.errors import FormatError, ParameterError
 
 HAND = [("speech_QA", "8 6"), ("speech_dialogue_QA", " 7 9\n"), ("speech_QA", "8, 6"),
@@ -174,18 +174,107 @@ def test_both_orders_combined():
     rep = score_judged(a, b)
     comb = rep["combined"]["categories"]
     # item 0: model (8 + 9) / 2, ref (6 + 5) / 2; item 1: model (5 + 8) / 2, ref (7 + 6) / 2
-    assert comb["speech"]["gpt_score"] == pytest.approx((8.5 + 6.5) / 2)
+    assert comb["speech"]["model_score"] == pytest.approx((8.5 + 6.5) / 2)
     assert comb["speech"]["reference_score"] == pytest.approx((5.5 + 6.5) / 2)
     assert comb["speech"]["both"] == 2
     assert comb["speech"]["agreement"] == 0.5  # item 1: loss, then win
     assert comb["speech"]["win_rate"] == 0.5  # 8.5 > 5.5; 6.5 == 6.5 is no win
     assert comb["music"]["agreement"] == 0.0  # tie, then loss
-    assert comb["sound"] == {"n": 2, "both": 0, "gpt_score": 4.0, "reference_score": 6.0,
-                             "win_rate": 0.0, "agreement": None}
+    assert comb["sound"] == {"n": 2, "both": 0, "unscored": 0, "model_score": 4.0,
+                             "reference_score": 6.0, "win_rate": 0.0, "agreement": None}
     assert rep["combined"]["unpaired"] == ["9"]
     assert set(rep["orders"]) == {"reference-first", "model-first"}
     with pytest.raises(ParameterError):
         score_order(a, order="sideways")
+
+
+def _both_orders():
+    """Hand-made judge outputs of 6 items in both orders, as judge-requests writes them
+    (``pair_id``, ``order``): (reference-first line, model-first line) per item."""
+    lines = {"p0": ("speech_QA", "6 8", "9 5"), "p1": ("speech_dialogue_QA", "7 5", "8 6"),
+             "p2": ("music_QA", "8 8", "7 8"), "p3": ("sound_QA", "oops", "4 6"),
+             "p4": ("sound_generation_QA", "x", "11 2"), "p5": ("speech_and_music_QA",
+                                                               "3 4", "5 3")}
+    ref = [{"pair_id": k, "order": "reference-first", "task_name": t, "gen": a}
+           for k, (t, a, _) in lines.items()]
+    mod = [{"pair_id": k, "order": "model-first", "task_name": t, "gen": b}
+           for k, (t, _, b) in lines.items()]
+    return ref, mod
+
+
+def test_one_file_with_both_orders_equals_two_files():
+    ref, mod = _both_orders()
+    pooled = [r for pair in zip(ref, mod, strict=True) for r in pair]  # interleaved
+    two = score_judged(ref, mod)
+    assert score_judged(pooled) == two
+    # the order named by the records wins over the file's position
+    assert score_judged(mod, ref) == two
+    assert score_judged(pooled, order="model-first") == two
+    o = two["orders"]
+    # never pooled: each order counts each item once
+    assert o["reference-first"]["scored"] == 4 and o["model-first"]["scored"] == 5
+    assert o["reference-first"]["categories"]["speech"]["n"] == 2
+    assert o["model-first"]["categories"]["speech"]["mean_model"] == 8.5
+    assert o["reference-first"]["categories"]["speech"]["mean_model"] == 6.5
+    # p4: "x" and "11 2" fail in both orders: left out of the combined figures, counted
+    assert two["combined"]["categories"]["sound"]["unscored"] == 1
+    assert two["combined"]["categories"]["sound"]["n"] == 1
+    # one order only: no combined block, and the one order keeps its name
+    one = score_judged(mod)
+    assert set(one["orders"]) == {"model-first"} and "combined" not in one
+    with pytest.raises(ParameterError, match="split"):
+        score_order(pooled, order="reference-first")
+    with pytest.raises(ParameterError, match="sideways"):
+        score_judged([dict(ref[0], order="sideways")])
+
+
+@given(st.lists(st.tuples(st.sampled_from(sorted(CATEGORY_OF)), st.integers(0, 5),
+                          st.sampled_from(["reference-first", "model-first"]),
+                          st.lists(token, min_size=1, max_size=3).map(" ".join)),
+                max_size=30), st.randoms(use_true_random=False))
+def test_a_pooled_file_always_equals_its_two_halves(lines, rnd):
+    recs = [{"task_name": t, "pair_id": f"p{i}", "order": o, "gen": g}
+            for t, i, o, g in lines]
+    rnd.shuffle(recs)
+    ref = [r for r in recs if r["order"] == "reference-first"]
+    mod = [r for r in recs if r["order"] == "model-first"]
+    pooled = score_judged(recs)
+    assert pooled == score_judged(ref, mod)
+    for o, half in (("reference-first", ref), ("model-first", mod)):
+        if half:
+            want = score_order(half, order=o)
+            want.pop("items")
+            assert pooled["orders"][o] == want
+    assert ("combined" in pooled) == bool(ref and mod)
+
+
+def test_per_task_figures_beside_the_categories():
+    ref, mod = _both_orders()
+    rep = score_judged(ref, mod)
+    t = rep["orders"]["reference-first"]["tasks"]
+    assert set(t) == set(CATEGORY_OF) and len(t) == 8
+    assert (t["speech_QA"]["n"], t["speech_QA"]["mean_model"], t["speech_QA"]["wins"]) == \
+        (1, 8.0, 1)
+    assert (t["speech_dialogue_QA"]["mean_model"], t["speech_dialogue_QA"]["losses"]) == (5.0, 1)
+    assert t["sound_QA"]["failures"] == 1 and t["sound_QA"]["n"] == 0
+    assert t["sound_QA"]["win_rate"] is None
+    ct = rep["combined"]["tasks"]
+    assert set(ct) == set(CATEGORY_OF)
+    # p0: model (8 + 9) / 2, reference (6 + 5) / 2, a win in both orders
+    assert (ct["speech_QA"]["model_score"], ct["speech_QA"]["reference_score"],
+            ct["speech_QA"]["agreement"]) == (8.5, 5.5, 1.0)
+    assert ct["sound_generation_QA"]["unscored"] == 1
+    # the category is the tasks it holds
+    assert rep["combined"]["categories"]["speech"]["model_score"] == (8.5 + 6.5) / 2
+
+
+def test_report_figures_are_unrounded():
+    recs = [{"task_name": "music_QA", "gen": g, "uniq_id": i}
+            for i, g in enumerate(["7 8", "7 7", "7 7"])]
+    c = score_order(recs)["categories"]["music"]
+    assert c["mean_model"] == 22 / 3 and c["win_rate"] == 1 / 3
+    text = format_report(score_judged(recs))
+    assert "7.333" in text and str(22 / 3) not in text
 
 
 def test_read_judged_forms_and_errors(tmp_path):
@@ -231,6 +320,23 @@ def test_cli_score_and_judge_requests_round_trip(tmp_path):
     assert r.returncode == 0, r.stderr
     reqs = [json.loads(x) for x in req.read_text().splitlines()]
     assert len(reqs) == 2 * len(items)
+    # the judge's outputs in one file holding both orders, as the requests come, and the
+    # same outputs split into one file per order: the same figures
+    outs = [dict(q, gen=f"{3 + i % 7} {2 + (i * 5) % 9}") for i, q in enumerate(reqs)]
+    both, ref, mod = (tmp_path / f"{n}.jsonl" for n in ("both", "ref", "mod"))
+    both.write_text("".join(json.dumps(o) + "\n" for o in outs))
+    ref.write_text("".join(json.dumps(o) + "\n" for o in outs
+                           if o["order"] == "reference-first"))
+    mod.write_text("".join(json.dumps(o) + "\n" for o in outs if o["order"] == "model-first"))
+    reports = []
+    for args in ([both], [ref, mod]):
+        r = subprocess.run([sys.executable, "-m", "foakit", "score", "airbench", *map(str, args),
+                            "--json"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        reports.append(json.loads(r.stdout))
+    assert reports[0]["orders"] == reports[1]["orders"]
+    assert reports[0]["combined"] == reports[1]["combined"]
+    assert reports[0]["orders"]["reference-first"]["scored"] == len(items)
     r = subprocess.run([sys.executable, "-m", "foakit", "score", "airbench",
                         str(tmp_path / "nope.jsonl")], capture_output=True, text=True)
     assert r.returncode == 2 and "no such file" in r.stderr

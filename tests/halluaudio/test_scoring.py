@@ -65,7 +65,8 @@ def test_rules_exact_normalized_multiple_choice():
     assert score_case(ex, " 2 ")["pass"] and not score_case(ex, "two")["pass"]
     assert not score_case(ex, "2.")["pass"]  # literal
     nm = mk(scoring="normalized_match", expected_result="Turn on the light.",
-            approved_aliases=["switch the light on"], choice_options=None)
+            approved_aliases=["switch the light on"], choice_options=None,
+            transcript_status="reliable")
     assert score_case(nm, "turn ON the light")["pass"]
     assert score_case(nm, "Switch the light on!")["pass"]
     assert not score_case(nm, "turn on the lights")["pass"]
@@ -102,7 +103,7 @@ def test_incomplete_counted_never_scored(tmp_path):
                [row("a", [case(case_id="ok"), case(case_id="draft", expected_result=None)])])
     c = fmt.load_corpus(tmp_path)
     rep = score(c, {("a", "multiple_choice", "ok"): "A", ("a", "multiple_choice", "draft"): "A"})
-    t = rep["closed"]["all"]
+    t = rep["closed"]["natural"]["all"]
     assert t["cases"] == 2 and t["scored"] == 1 and t["incomplete"] == 1 and t["rate"] == 1.0
     draft = next(r for r in rep["records"] if r["case_id"] == "draft")
     assert draft["status"] == "incomplete" and draft["pass"] is None
@@ -117,11 +118,18 @@ def test_modes_and_levels_reported_apart(tmp_path):
     resp = {k: ("A" if k[2] == "n" else "B") for k in c.case_index()}
     resp[("a1", "multiple_choice", "c")] = "A"
     rep = score(c, resp)["closed"]
-    assert rep["by_prompt_mode"]["natural"]["rate"] == 1.0
-    assert rep["by_prompt_mode"]["constrained"]["rate"] == 0.25
-    assert rep["by_level"]["L6"]["rate"] == 0.75 and rep["by_level"]["L1"]["rate"] == 0.5
-    assert rep["by_level_and_mode"]["L6/constrained"]["rate"] == 0.5
-    assert rep["all"]["rate"] == 5 / 8
+    # the dataset card: natural and constrained prompts are never merged into one metric,
+    # so there is no all-modes rate and every breakdown sits inside a mode
+    assert set(rep) == {"natural", "constrained"}
+    assert rep["natural"]["all"]["rate"] == 1.0
+    assert rep["constrained"]["all"]["rate"] == 0.25
+    assert rep["constrained"]["by_level"]["L6"]["rate"] == 0.5
+    assert rep["constrained"]["by_level"]["L1"]["rate"] == 0.0
+    assert rep["natural"]["by_level"]["L6"]["rate"] == 1.0
+    for mode in rep.values():
+        assert set(mode) == {"all", "by_level", "by_rule", "by_config"}
+        assert mode["by_rule"]["multiple_choice"]["scored"] == 4
+        assert mode["by_config"]["multiple_choice"]["scored"] == 4
 
 
 def open_corpus(tmp_path):
@@ -145,16 +153,18 @@ def test_open_cases_from_judge_labels(tmp_path):
     assert len(problems) == 2 and any("bogus" in p for p in problems)
     resp = {k: "something" for k in c.case_index()}
     rep = score(c, resp, judge=judge)
-    o = rep["open"]["all"]
-    # o0 correct passes; o4 correct but with a violated claim fails; o5 partial allowed
-    assert o["scored"] == 6 and o["passed"] == 2 and o["partial"] == 2
-    assert o["awaiting_judge"] == 1
+    nat, con = rep["open"]["natural"]["all"], rep["open"]["constrained"]["all"]
+    # natural o0 o2 o4 o6: o0 correct passes; o4 correct with a violated claim fails; o6
+    # awaits the judge.  constrained o1 o3 o5: o5's partial is allowed, o1's is not
+    assert (nat["scored"], nat["passed"], nat["awaiting_judge"]) == (3, 1, 1)
+    assert (con["scored"], con["passed"], con["partial"]) == (3, 1, 2)
     rec = {r["case_id"]: r for r in rep["records"]}
     assert rec["o4"]["pass"] is False and rec["o4"]["violated_forbidden_claims"] == ["x"]
     assert rec["o0"]["judge_rationale"] == "r0"
-    assert rep["closed"]["all"]["cases"] == 0
-    no_labels = score(c, resp)["open"]["all"]
-    assert no_labels["awaiting_judge"] == 7 and no_labels["scored"] == 0
+    assert rep["closed"] == {}
+    no_labels = score(c, resp)
+    assert no_labels["case_counts"] == {"awaiting_judge": 7}
+    assert all(m["all"]["scored"] == 0 for m in no_labels["open"].values())
 
 
 def test_responses_by_index_duplicates_and_unknown(tmp_path):
@@ -178,7 +188,8 @@ def test_responses_by_index_duplicates_and_unknown(tmp_path):
 def test_missing_response_counted_failed(tmp_path):
     write_rows(tmp_path / "multiple_choice" / "a.parquet", [row("a", [case()])])
     rep = score(fmt.load_corpus(tmp_path), {})
-    assert rep["closed"]["all"]["no_response"] == 1 and rep["closed"]["all"]["rate"] == 0.0
+    t = rep["closed"]["natural"]["all"]
+    assert t["no_response"] == 1 and t["rate"] == 0.0 and rep["case_counts"]["no_response"] == 1
 
 
 @pytest.mark.parametrize("family", ["tune", "report", "wide"])
@@ -190,11 +201,13 @@ def test_baselines(tmp_path, family):
         assert len(rs) == sum(1 for _ in c.cases())
         resp = {(r["audio_id"], r["config"], r["case_id"]): r["response"] for r in rs}
         rep = score(c, resp)
+        modes = rep["closed"]
+        assert set(modes) == {"natural", "constrained"}
         if kind == "oracle":
-            assert rep["closed"]["all"]["rate"] == 1.0
-            assert rep["closed"]["all"]["scored"] > 0
+            assert all(m["all"]["rate"] == 1.0 and m["all"]["scored"] > 0
+                       for m in modes.values())
         elif kind == "abstain":
-            assert 0 < rep["closed"]["all"]["rate"] < 1
+            assert all(0 < m["all"]["rate"] < 1 for m in modes.values())
             assert all(ABSTAIN_TEXT in r["response"] for r in rs)
     # the decline option is right exactly where the label says the content is not supported
     rs = {(r["audio_id"], r["config"], r["case_id"]): r for r in baseline_responses(
@@ -212,7 +225,13 @@ def test_judge_requests_and_no_leaks(tmp_path):
             for r in baseline_responses(c, "abstain")}
     reqs, missing = judge_requests(c, resp)
     n_open = sum(1 for x in c.cases() if not x.closed)
-    assert len(reqs) == n_open and not missing
+    n_reason = sum(1 for x in c.cases() if x.closed and x.asks_reason and x.complete)
+    n_undecided = sum(1 for x in c.cases() if x.closed and score_case(
+        x, resp[x.key])["status"] == "needs_judge")
+    assert n_reason > 0 and not missing
+    assert len(reqs) == n_open + n_reason + n_undecided
+    assert sum(q["part"] == "reason" for q in reqs) == n_reason
+    assert all(q["request_id"].endswith("#reason") == (q["part"] == "reason") for q in reqs)
     for q in reqs:
         for k in ("prompt", "response", "ground_truth", "expected_result",
                   "expected_result_class", "expected_intent", "rubric", "forbidden_claims",
@@ -244,18 +263,24 @@ def test_cli_end_to_end(tmp_path):
     r = run_cli("score", "halluaudio", root, resp, "-o", tmp_path / "rep.json", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads((tmp_path / "rep.json").read_text())
-    assert rep["closed"]["all"]["rate"] == 1.0 and len(rep["records"]) == rep["cases"]
-    assert json.loads(r.stdout)["closed"]["all"]["rate"] == 1.0
+    assert all(m["all"]["rate"] == 1.0 for m in rep["closed"].values())
+    assert len(rep["records"]) == rep["cases"]
+    assert json.loads(r.stdout)["closed"] == rep["closed"]
     req = tmp_path / "req.jsonl"
     r = run_cli("judge-requests", "halluaudio", root, resp, "-o", req)
     assert r.returncode == 0, r.stderr
     reqs = [json.loads(x) for x in req.read_text().splitlines()]
+    assert {q["part"] for q in reqs} == {"answer", "reason"}
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps({"audio_id": q["audio_id"], "config": q["config"],
-                                          "case_id": q["case_id"], "score_label": "correct",
+                                          "case_id": q["case_id"], "part": q["part"],
+                                          "score_label": "correct",
                                           "judge_rationale": "ok"}) + "\n" for q in reqs))
     r = run_cli("score", "halluaudio", root, resp, "--judge-labels", labels)
-    assert r.returncode == 0 and "open pass rate (judge): 100.0 %" in r.stdout
+    assert r.returncode == 0, r.stderr
+    for mode in ("natural", "constrained"):
+        assert f"open pass rate (judge), {mode}: 100.0 %" in r.stdout
+    assert "reason pass rate (judge), constrained: 100.0 %" in r.stdout
     # a response missing, and a bad line: reported, exit 1, the rest scored
     lines = resp.read_text().splitlines()
     resp.write_text("\n".join(lines[1:] + ["{oops"]) + "\n")

@@ -36,6 +36,7 @@ _WHERE = {
     "build_requests": "judge",
     "parse_judge_line": "scoring",
     "read_judged": "scoring",
+    "split_orders": "scoring",
     "score_order": "scoring",
     "score_judged": "scoring",
     "DEFECTS": "synth",

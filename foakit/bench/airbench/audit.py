@@ -9,7 +9,8 @@ problem (:data:`RULES` holds the thresholds):
 kind                             when
 ===============================  ==========================================================
 ``missing_file``                 the audio file does not exist
-``undecodable``                  it does not decode (value: empty, not_audio, truncated ...)
+``undecodable``                  it does not decode (value: empty, not_audio, truncated ...,
+                                 bad_data_uri: an embedded data URI that is not base64)
 ``bad_path``                     the item's path escapes the Chat folder
 ``unknown_task``                 the task is not one of the 8
 ``duplicate_uniq_id``            another item has the same ``uniq_id``
@@ -131,6 +132,9 @@ def item_flags(it: ChatItem, rec: Mapping | None) -> list[dict]:
     """The per-item flags (everything but task ranges and duplicates)."""
     out = []
     for p in it.problems:
+        if "data URI" in p:
+            out.append(_flag(it, "undecodable", "bad_data_uri", p))
+            continue
         kind = ("unknown_task" if p.startswith("unknown task") else
                 "duplicate_uniq_id" if "repeats" in p else "bad_path")
         out.append(_flag(it, kind, it.path if kind == "bad_path" else it.task_name, p))
@@ -254,8 +258,9 @@ def audit_airbench(root: str | os.PathLike, out_dir: str | os.PathLike, *,
     FormatError
         No Chat_meta.json, or it is not an item list.
     """
-    corpus = load_chat(root, records=records)
     out = Path(out_dir)
+    # audio that evalscope records embed as data URIs is decoded next to the report
+    corpus = load_chat(root, records=records, audio_cache=out / "audio_cache")
     out.mkdir(parents=True, exist_ok=True)
     work_items = [{"key": it.key, "path": str(it.audio), "sig": _sig(it.audio)}
                   for it in corpus if it.audio is not None]
@@ -289,8 +294,11 @@ def audit_airbench(root: str | os.PathLike, out_dir: str | os.PathLike, *,
         corpus_figs = _figures(corpus.items, recs, flags, figdir, max_figures)
     items_out = []
     for it in corpus:
-        r = recs.get(it.key) or {"status": "error", "error": "path refused",
-                                 "error_kind": "bad_path"}
+        bad_uri = next((p for p in it.problems if "data URI" in p), None)
+        r = recs.get(it.key) or ({"status": "error", "error": bad_uri,
+                                  "error_kind": "bad_data_uri"} if bad_uri else
+                                 {"status": "error", "error": "path refused",
+                                  "error_kind": "bad_path"})
         items_out.append({**it.ident(), "category": it.category,
                           "audio": str(it.audio) if it.audio else None,
                           "resolved": r.get("resolved"), "status": r["status"],

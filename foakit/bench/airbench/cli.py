@@ -70,16 +70,17 @@ def add_score(sub: argparse._SubParsersAction) -> None:
         "airbench", help="AIR-Bench Chat: the official cal_score.py table from judge outputs",
         description="Aggregate LLM-judge outputs (gen as score_chat.py writes it, or "
         "gpt-score as cal_score.py reads it; JSON lines or a JSON list) per category and "
-        "Mixed, parsing each judge line exactly as cal_score.py does. With the swapped-order "
-        "file too: per-order tables, the per-item mean over the orders and the agreement "
-        "between them.")
+        "Mixed and per task, parsing each judge line exactly as cal_score.py does. Records "
+        "are split by their order field (a file from foakit judge-requests holds both "
+        "orders), never pooled. With both orders: per-order tables, the per-item mean over "
+        "the orders and the agreement between them.")
     p.add_argument("judged", metavar="JUDGED", help="judge outputs, reference first "
                    "(Assistant 1 = answer_gt), unless --order says otherwise")
     p.add_argument("swapped", metavar="JUDGED_SWAPPED", nargs="?", default=None,
                    help="the same items judged in the other order")
     p.add_argument("--order", choices=("reference-first", "model-first"),
-                   default="reference-first", help="the order of JUDGED (records written "
-                   "from foakit judge-requests carry their own)")
+                   default="reference-first", help="the order of JUDGED's records that "
+                   "name none (records written from foakit judge-requests carry their own)")
     add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report"})
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
     p.set_defaults(func=run_score)

@@ -10,7 +10,9 @@ The evalscope record form
     question}]}], "target": answer_gt, "metadata": {uniq_id, task_name, dataset_name,
     meta_info, question, ...}}``; the audio path is read from the record (absolute paths
     of another machine are re-rooted under ``ROOT/Chat/{task_name}_{dataset_name}/`` by
-    their file name).
+    their file name).  evalscope itself writes the audio as a base64 data URI
+    (``data:audio/wav;base64,...``): that audio is decoded into a cache folder under a
+    name taken from its content (:func:`decode_data_uri`), and the item points there.
 
 8 tasks map to 5 categories as the official ``cal_score.py`` maps them
 (:data:`CATEGORY_OF`); Mixed is the mean of ``speech_and_sound`` and ``speech_and_music``.
@@ -19,8 +21,13 @@ The evalscope record form
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
+import hashlib
 import json
 import os
+import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -31,7 +38,8 @@ from ..paths import resolve_under
 
 __all__ = ["TASKS", "CATEGORIES", "CATEGORY_OF", "SPEECH_TASKS", "MIXED", "ChatItem",
            "ChatCorpus", "meta_file", "load_chat", "parse_meta_info", "transcription_of",
-           "speaking_times", "read_json_records", "item_key"]
+           "speaking_times", "read_json_records", "item_key", "decode_data_uri",
+           "DEFAULT_AUDIO_CACHE"]
 
 CATEGORY_OF = {
     "speech_QA": "speech", "speech_dialogue_QA": "speech",
@@ -216,12 +224,74 @@ def item_key(row: Mapping) -> str:
                                                   "question"))
 
 
-def _audio_of_record(rec: Mapping) -> str | None:
+#: Where decoded data-URI audio goes when the caller names no folder.
+DEFAULT_AUDIO_CACHE = Path(tempfile.gettempdir()) / "foakit-airbench-audio"
+_DATA_URI = re.compile(r"^data:(?P<mime>[^;,]*)(?P<params>(?:;[^;,]*)*);base64,",
+                       re.IGNORECASE)
+_EXT_OF_MIME = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav",
+                "audio/vnd.wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3",
+                "audio/flac": "flac", "audio/x-flac": "flac", "audio/ogg": "ogg"}
+
+
+def decode_data_uri(uri: str, cache: str | os.PathLike, *, fmt: str | None = None) -> Path:
+    """Write the audio of a base64 data URI into ``cache`` and return the file.
+
+    The file is named by the SHA-1 of the decoded bytes, with the extension of the URI's
+    media type (else ``fmt``, else ``bin``), and written once: the same audio decodes to
+    the same file.
+
+    Parameters
+    ----------
+    uri : str
+        ``data:audio/wav;base64,...``.
+    cache : str or PathLike
+        The folder (created when absent).
+    fmt : str, optional
+        The record's own audio ``format`` (``wav``, ``mp3``), used when the media type
+        names none.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ValueError
+        Not a base64 data URI, or its payload is not base64 (the message says which).
+    """
+    m = _DATA_URI.match(uri)
+    if m is None:
+        raise ValueError(f"audio {uri[:40]!r}... is not a base64 data URI")
+    try:
+        data = base64.b64decode(uri[m.end():].strip(), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"audio data URI payload is not base64 ({exc})") from None
+    if not data:
+        raise ValueError("audio data URI holds no bytes")
+    ext = _EXT_OF_MIME.get(m.group("mime").lower()) or (str(fmt).lower().lstrip(".")
+                                                        if fmt else "bin")
+    folder = Path(cache)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha1(data).hexdigest()[:20]}.{ext}"
+    if not path.is_file() or path.stat().st_size != len(data):
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    return path
+
+
+def _audio_part(rec: Mapping) -> Mapping | None:
     for turn in rec.get("input") or []:
         for part in (turn or {}).get("content") or []:
             if isinstance(part, Mapping) and part.get("audio"):
-                return str(part["audio"])
+                return part
     return None
+
+
+def _audio_of_record(rec: Mapping) -> str | None:
+    part = _audio_part(rec)
+    return None if part is None else str(part["audio"])
 
 
 def _question_of_record(rec: Mapping) -> str:
@@ -232,11 +302,22 @@ def _question_of_record(rec: Mapping) -> str:
     return ""
 
 
-def _flatten(rec: Mapping) -> dict:
-    """An evalscope record as a Chat_meta item."""
+def _flatten(rec: Mapping, cache: str | os.PathLike) -> dict:
+    """An evalscope record as a Chat_meta item; a data-URI audio is decoded into
+    ``cache`` (``_audio_file``, or ``_audio_error`` when it does not decode)."""
     md = dict(rec.get("metadata") or {})
     audio = _audio_of_record(rec) or ""
     task, ds = md.get("task_name", ""), md.get("dataset_name", "")
+    if audio[:5].lower() == "data:":
+        part = _audio_part(rec) or {}
+        out = {"meta_info": md.get("meta_info"), "question": md.get("question")
+               or _question_of_record(rec), "answer_gt": rec.get("target", ""),
+               "task_name": task, "dataset_name": ds, "uniq_id": md.get("uniq_id")}
+        try:
+            f = decode_data_uri(audio, cache, fmt=part.get("format"))
+        except ValueError as exc:
+            return dict(out, path=str(md.get("path") or "data-uri"), _audio_error=str(exc))
+        return dict(out, path=str(md.get("path") or f.name), _audio_file=f)
     folder = f"{task}_{ds}"
     parts = PurePosixPath(audio.replace("\\", "/")).parts
     # ".../Chat/{task}_{dataset}/{path}": keep what follows the task folder
@@ -251,8 +332,8 @@ def _is_record(row: Any) -> bool:
     return isinstance(row, Mapping) and "input" in row and "metadata" in row
 
 
-def load_chat(root: str | os.PathLike, *, records: str | os.PathLike | None = None
-              ) -> ChatCorpus:
+def load_chat(root: str | os.PathLike, *, records: str | os.PathLike | None = None,
+              audio_cache: str | os.PathLike | None = None) -> ChatCorpus:
     """Load an AIR-Bench Chat root.
 
     Parameters
@@ -262,6 +343,9 @@ def load_chat(root: str | os.PathLike, *, records: str | os.PathLike | None = No
         ``Chat_meta.json``).
     records : str or PathLike, optional
         A file of evalscope records (or a Chat_meta-style list) to read instead.
+    audio_cache : str or PathLike, optional
+        Where audio given as a base64 data URI is decoded to (default
+        :data:`DEFAULT_AUDIO_CACHE`).  A URI that does not decode is an item problem.
 
     Returns
     -------
@@ -284,7 +368,8 @@ def load_chat(root: str | os.PathLike, *, records: str | os.PathLike | None = No
         if not isinstance(row, Mapping):
             raise FormatError(src, f"item {line} is {type(row).__name__}, not an object",
                               line=line)
-        d = _flatten(row) if _is_record(row) else dict(row)
+        d = (_flatten(row, DEFAULT_AUDIO_CACHE if audio_cache is None else audio_cache)
+             if _is_record(row) else dict(row))
         for k in ("task_name", "path"):
             if not isinstance(d.get(k), str) or not d.get(k):
                 raise FormatError(src, f"item {line} has no {k!r}", line=line)
@@ -301,12 +386,18 @@ def load_chat(root: str | os.PathLike, *, records: str | os.PathLike | None = No
             key = f"{key}#{seen[key]}"
         else:
             seen[key] = 1
-        try:
-            audio = resolve_under(chat, f"{task}_{ds}/{d['path']}", field="path",
-                                  root_name="Chat folder")
-        except FormatError as exc:
-            problems.append(exc.problem)
+        if "_audio_file" in d:
+            audio = Path(d["_audio_file"])
+        elif "_audio_error" in d:
+            problems.append(d["_audio_error"])
             audio = None
+        else:
+            try:
+                audio = resolve_under(chat, f"{task}_{ds}/{d['path']}", field="path",
+                                      root_name="Chat folder")
+            except FormatError as exc:
+                problems.append(exc.problem)
+                audio = None
         items.append(ChatItem(key=key, uniq_id=uid, task_name=task, dataset_name=ds,
                               path=d["path"], question=str(d.get("question") or ""),
                               answer_gt=str(d.get("answer_gt") or ""),

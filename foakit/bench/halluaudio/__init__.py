@@ -30,6 +30,7 @@ _WHERE = {
     "score": "scoring",
     "score_case": "scoring",
     "violated_claims": "scoring",
+    "claim_matches": "scoring",
     "judge_requests": "judge",
     "leaks": "judge",
     "KINDS": "baselines",

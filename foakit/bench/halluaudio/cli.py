@@ -43,10 +43,15 @@ def add_score(sub: argparse._SubParsersAction) -> None:
                        description="Score RESPONSES.jsonl (audio_id, config, case_id or "
                        "case_index, response) against a HalluAudio root. Closed cases "
                        "(exact_match, normalized_match, multiple_choice) are scored here; a "
-                       "forbidden claim fails a case; a closed case without expected_result "
-                       "is counted incomplete, never scored. Open cases take --judge-labels "
-                       "(only 'correct' passes) or are reported as awaiting the judge. Closed "
-                       "and open, natural and constrained, and levels are reported apart.")
+                       "forbidden claim the response makes (not a negated mention or an "
+                       "abstention) fails a case; a closed case without expected_result, or "
+                       "whose expected key is not among its options, is counted incomplete; "
+                       "what the local scorer cannot decide is counted as needing the judge, "
+                       "never failed. Open cases, those closed cases and requested reasons "
+                       "take --judge-labels (only 'correct' passes, 'partial' where the rubric "
+                       "allows it) or are reported as awaiting the judge. Closed, open and "
+                       "reasons are reported apart, each per prompt mode (natural and "
+                       "constrained are never merged) and by level.")
     _root(p)
     p.add_argument("responses", metavar="RESPONSES", help="responses JSONL")
     add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report "
@@ -82,7 +87,7 @@ def run_score(args: argparse.Namespace) -> int:
         print(format_report(report))
     broken = [b.line() for b in corpus.broken]
     _problems("score", broken + problems)
-    missing = report["closed"]["all"]["no_response"] + report["open"]["all"]["no_response"]
+    missing = report["case_counts"].get("no_response", 0)
     if missing:
         _say("score", f"{missing} case(s) have no response (counted failed)")
     return 1 if (broken or problems or missing) else 0
@@ -124,8 +129,10 @@ def add_judge_requests(sub: argparse._SubParsersAction) -> None:
     """``foakit judge-requests halluaudio ROOT RESPONSES.jsonl -o requests.jsonl``."""
     p = sub.add_parser(NAME, help="HalluAudio: one judge request per open case",
                        description="Write one judge request per open (llm_judge) case with a "
-                       "response: prompt, response, ground_truth, expected result and class, "
-                       "intent, rubric, forbidden claims, hallucination_if, and the label set. "
+                       "response, per closed case the local scorer cannot decide, and per "
+                       "reason a multiple-choice case asks for (part: reason): prompt, "
+                       "response, ground_truth, expected result and class, intent, rubric, "
+                       "forbidden claims, hallucination_if, and the label set. "
                        "These are scorer-side: none of it is part of the model's input.")
     _root(p)
     p.add_argument("responses", metavar="RESPONSES", help="responses JSONL")

@@ -48,6 +48,7 @@ __all__ = [
     "find_config_files",
     "iter_rows",
     "load_corpus",
+    "rubric_allows_partial",
     "row_audio_bytes",
     "speech_presence",
     "uncertain_spans",
@@ -58,6 +59,11 @@ CONFIGS = ("multiple_choice", "open_freeform")
 #: The dataset card's scoring rules; the first three are closed (deterministic).
 SCORING_RULES = ("exact_match", "normalized_match", "multiple_choice", "llm_judge")
 CLOSED_RULES = SCORING_RULES[:3]
+#: Authoring selections the dataset card materializes as multiple-choice cases with options.
+AUTHORING_MC = ("binary", "open_constrained")
+#: ``transcript_status`` values that mark the human transcript reliable (the only case in
+#: which the dataset card lets a transcription case use ``normalized_match``).
+RELIABLE_TRANSCRIPT = ("reliable", "verified", "human_verified", "confirmed")
 #: expected_result_class values the dataset card names.
 RESULT_CLASSES = ("supported", "partial", "insufficient", "no_speech", "not_applicable")
 PROMPT_MODES = ("natural", "constrained")
@@ -78,6 +84,7 @@ CASE_FIELDS: dict[str, tuple[str, ...]] = {
     "aliases": ("approved_aliases", "answer_aliases", "aliases"),
     "asks_reason": ("asks_reason", "requires_reason", "with_reason"),
     "partial_passes": ("partial_passes", "allow_partial"),
+    "transcript_status": ("transcript_status", "transcript_reliability"),
 }
 #: Row field -> the names accepted for it.
 ROW_FIELDS: dict[str, tuple[str, ...]] = {
@@ -119,35 +126,72 @@ class Case:
     partial_passes: bool
     level: str | None = None
     extra: dict = field(default_factory=dict)
+    #: The case's own transcript status, else its audio's ``ground_truth`` one.
+    transcript_status: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.audio_id, self.config, self.case_id)
 
     @property
+    def transcript_reliable(self) -> bool:
+        """Whether the human transcript is marked reliable (:data:`RELIABLE_TRANSCRIPT`)."""
+        t = str(self.transcript_status or "").strip().lower().replace("-", "_")
+        return t.replace(" ", "_") in RELIABLE_TRANSCRIPT
+
+    @property
     def rule(self) -> str | None:
-        """The scoring rule: the case's own, else ``multiple_choice`` when it has options,
-        else ``llm_judge`` in ``open_freeform``; None when none can be told."""
-        if self.scoring in SCORING_RULES:
-            return self.scoring
-        if self.scoring is None:
+        """The scoring rule the dataset card's protocol gives this case, or None.
+
+        * ``binary`` / ``open_constrained`` (authoring selections) with options:
+          ``multiple_choice``; without options: None.
+        * ``normalized_match`` only when the transcript is marked reliable, else the open
+          judge path (``llm_judge``).
+        * ``not_applicable`` cases use their closed-answer rule: an ``llm_judge`` (or
+          unruled) one with options is ``multiple_choice``; without options it has no
+          closed rule (:attr:`incomplete_reason`), never a judge rubric.
+        * no rule: ``multiple_choice`` with options, ``llm_judge`` in ``open_freeform``.
+        """
+        rule = self.scoring
+        if rule in AUTHORING_MC:
+            return "multiple_choice" if self.choice_options else None
+        if rule == "normalized_match" and not self.transcript_reliable:
+            return "llm_judge"
+        if rule is None:
             if self.choice_options:
                 return "multiple_choice"
-            if self.config == "open_freeform":
-                return "llm_judge"
-        return None
+            rule = "llm_judge" if self.config == "open_freeform" else None
+        if rule == "llm_judge" and self.expected_result_class == "not_applicable":
+            return "multiple_choice" if self.choice_options else "exact_match"
+        return rule if rule in SCORING_RULES else None
 
     @property
     def closed(self) -> bool:
         return self.rule in CLOSED_RULES
 
     @property
-    def complete(self) -> bool:
-        """A closed case needs an expected result; an open one is valid without."""
+    def incomplete_reason(self) -> str | None:
+        """Why a closed case cannot be scored before review, or None: no expected result;
+        a multiple-choice key that is not among the options; a ``not_applicable`` case
+        with neither options nor an expected answer."""
         if not self.closed:
-            return True
-        return self.expected_result not in (None, "") and not (
-            isinstance(self.expected_result, (list, dict)) and not self.expected_result)
+            return None
+        exp = self.expected_result
+        if exp in (None, "") or (isinstance(exp, (list, dict)) and not exp):
+            return ("not_applicable case without a closed answer (no options, no "
+                    "expected_result)" if self.expected_result_class == "not_applicable"
+                    else "no expected_result")
+        if self.rule == "multiple_choice" and self.choice_options and \
+                str(exp).strip() not in self.choice_options:
+            return (f"expected key {exp!r} is not among the options "
+                    f"{', '.join(self.choice_options)}")
+        return None
+
+    @property
+    def complete(self) -> bool:
+        """A closed case needs an expected result (a multiple-choice one, a key among its
+        options); an open one is valid without."""
+        return self.incomplete_reason is None
 
     def model_input(self) -> dict:
         """What the model under test receives besides the audio: the prompt (with its
@@ -294,9 +338,31 @@ def _truthy(value: Any) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes")
 
 
+_PARTIAL_OK = re.compile(r"\bpartial(?:ly correct)?(?: answers?)?\s+(?:(?:is|are|counts?|"
+                         r"as)\s+)*(?:a\s+)?(?:pass(?:es|ing)?|acceptable|allowed|accepted)\b",
+                         re.IGNORECASE)
+
+
+def rubric_allows_partial(rubric: Any) -> bool:
+    """Whether a case rubric explicitly lets ``partial`` pass: a rubric object with
+    ``partial_passes`` / ``allow_partial`` / ``partial_is_pass`` true, or rubric text
+    saying so ("partial is acceptable", "partial answers pass", "partial counts as a
+    pass"); anything else, a rubric that merely mentions partial answers included, does
+    not."""
+    if isinstance(rubric, dict):
+        return any(_truthy(rubric.get(k)) for k in ("partial_passes", "allow_partial",
+                                                     "partial_is_pass"))
+    if isinstance(rubric, list):
+        return any(rubric_allows_partial(r) for r in rubric)
+    return isinstance(rubric, str) and _PARTIAL_OK.search(rubric) is not None
+
+
 def parse_case(obj: Any, *, audio_id: str, config: str, index: int,
-               level: str | None) -> Case:
-    """One eval case from its JSON object; raises ValueError naming the bad field."""
+               level: str | None, ground_truth: dict | None = None) -> Case:
+    """One eval case from its JSON object; raises ValueError naming the bad field.
+
+    ``ground_truth`` (the audio's label) gives the transcript status a case without its
+    own inherits."""
     if not isinstance(obj, dict):
         raise ValueError(f"eval_cases[{index}] is a {type(obj).__name__}, not an object")
     used, vals = set(), {}
@@ -308,8 +374,10 @@ def parse_case(obj: Any, *, audio_id: str, config: str, index: int,
     forbidden = vals["forbidden_claims"]
     if isinstance(forbidden, str):
         forbidden = [forbidden] if forbidden.strip() else []
+    elif forbidden is not None and not isinstance(forbidden, list):
+        forbidden = [forbidden]  # one claim given alone (a text or a {text, pattern})
     aliases = vals["aliases"]
-    if isinstance(aliases, str):
+    if aliases is not None and not isinstance(aliases, list):
         aliases = [aliases]
     scoring = vals["scoring"]
     mode = vals["prompt_mode"]
@@ -330,8 +398,17 @@ def parse_case(obj: Any, *, audio_id: str, config: str, index: int,
         expected_intent=vals["expected_intent"], rubric=vals["rubric"],
         forbidden_claims=list(forbidden or []), hallucination_if=vals["hallucination_if"],
         aliases=[str(a) for a in (aliases or [])], asks_reason=_truthy(vals["asks_reason"]),
-        partial_passes=_truthy(vals["partial_passes"]), level=level,
-        extra={k: v for k, v in obj.items() if k not in used})
+        partial_passes=(_truthy(vals["partial_passes"])
+                        or rubric_allows_partial(vals["rubric"])), level=level,
+        extra={k: v for k, v in obj.items() if k not in used},
+        transcript_status=_transcript_status(vals["transcript_status"], ground_truth))
+
+
+def _transcript_status(own: Any, gt: dict | None) -> str | None:
+    v = own if own not in (None, "") else (gt or {}).get("transcript_status")
+    if isinstance(v, dict):
+        v = v.get("value", v.get("label", v.get("status")))
+    return None if v in (None, "") else str(v)
 
 
 def _json_field(value: Any, name: str, want: type) -> Any:
@@ -381,8 +458,8 @@ def _row(raw: dict, *, config: str, file: str, row: int, audio_column: str | Non
                 problems.append("no eval_cases")
         else:
             items = _json_field(cases_raw, "eval_cases", list)
-        cases = [parse_case(c, audio_id=aid, config=config, index=i, level=level)
-                 for i, c in enumerate(items)]
+        cases = [parse_case(c, audio_id=aid, config=config, index=i, level=level,
+                            ground_truth=gt) for i, c in enumerate(items)]
     except (ValueError, UnicodeDecodeError) as exc:
         return BrokenRow(aid, config, file, row, str(exc))
     known = set(sum(ROW_FIELDS.values(), ()))

@@ -1,8 +1,12 @@
-"""HalluAudio scoring by the benchmark's published rules (``docs/halluaudio.md``).
+"""HalluAudio scoring by the dataset card's rules (``docs/halluaudio.md``).
 
 Closed cases (``exact_match``, ``normalized_match``, ``multiple_choice``) are scored here,
 deterministically; open cases (``llm_judge``) take the judge's labels from a file and are
-otherwise reported as awaiting the judge.  The rules:
+otherwise reported as awaiting the judge.  Which rule a case follows is
+:attr:`~foakit.bench.halluaudio.format.Case.rule` (authoring ``binary`` /
+``open_constrained`` with options are multiple-choice; ``normalized_match`` only with a
+reliable transcript, else the judge; ``not_applicable`` cases keep a closed rule).  The
+rules:
 
 * ``exact_match``: the response, stripped of surrounding whitespace, equals the expected
   result literally.
@@ -10,15 +14,20 @@ otherwise reported as awaiting the judge.  The rules:
   whitespace collapsed, the response equals the expected result or one of its approved
   aliases.
 * ``multiple_choice``: the option key the response selects (:func:`extract_choice`) equals
-  the expected key.  A case that also asks for a reason scores the option only.
-* A forbidden claim found in the response (:func:`violated_claims`) fails a closed case even
-  when the option is right; the violated claims are kept.
-* A closed case without ``expected_result`` is incomplete: counted, never scored.
+  the expected key.  A case that also asks for a reason scores the option here and sends
+  the reason to the judge; the reason's verdict is reported apart (``reason``).
+* A forbidden claim the response makes (:func:`claim_matches`: negated mentions and
+  calibrated abstentions are no claim) fails a closed case even when the option is right;
+  the violated claims are kept.  A claim only hedged, questioned or ambiguously negated,
+  or a response naming several options, is not decided here: the case ``needs_judge``
+  (never failed) and goes into the judge requests with its rubric.
+* A closed case without ``expected_result``, or a multiple-choice case whose expected key
+  is not among its options, is incomplete: counted, never scored.
 * Open cases: only the judge's ``correct`` passes (``partial`` too when the case's rubric
-  allows it); ``partial`` is also reported apart; a violated forbidden claim fails the case
-  whatever the label.
-* Closed accuracy and open pass rate, natural and constrained prompts and the levels are
-  reported apart, never merged.
+  explicitly allows it); ``partial`` is also reported apart; a violated forbidden claim
+  fails the case whatever the label.
+* Closed accuracy, open pass rate and reasons are reported apart, and each per prompt
+  mode: natural and constrained are never merged into one figure.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from collections.abc import Iterable
 
 from ... import __version__
 from ...errors import FormatError
-from .format import Case, Corpus
+from .format import CONFIGS, Case, Corpus
 
 __all__ = [
     "SCORER_VERSION",
@@ -40,6 +49,7 @@ __all__ = [
     "normalize",
     "extract_choice",
     "violated_claims",
+    "claim_matches",
     "read_responses",
     "read_judge_labels",
     "score_case",
@@ -129,25 +139,134 @@ def _claim_text(claim) -> tuple[str, str | None]:
     return str(claim), None
 
 
-def violated_claims(response: str, claims: list) -> list:
-    """The forbidden claims a response states: a claim given as text is found when its
-    normalized text occurs, as whole words, in the normalized response; a claim given as
-    ``{"text": ..., "pattern": REGEX}`` when the regex matches the raw response."""
-    out = []
-    low = normalize(response or "")
+# Clause boundaries: sentence ends, semicolons, dashes between words, line
+# breaks, and "but" / "however" / "although" (a negation before them does not reach past).
+_CLAUSE = re.compile(r"[.!?;\n]+|\s[-\u2013\u2014]+\s|,?\s+(?:but|however|although|though|"
+                     r"yet|nhưng)\s+", re.IGNORECASE)
+# Negation and abstention cues: a claim in the same clause after one of these is denied
+# or declined, not made.  "n't" is split off before matching ("can't" -> "ca not").
+_NEG = {"no", "not", "never", "cannot", "nothing", "none", "nobody", "neither", "nor", "without",
+        "unable", "impossible", "unclear", "unsure", "uncertain", "absent", "lack",
+        "lacks", "không", "chưa", "chẳng"}
+# Abstentions in more than one word, none of them a negation cue alone.
+_NEG_PHRASES = ("hard to tell", "too faint", "too noisy", "too quiet")
+# Negations that affirm ("no doubt the speaker says ...") are no negation.
+_AFFIRMING = re.compile(r"\b(?:no|without|not) (?:a )?(?:doubt|question)\b|\bnot (?:only|just)\b|"
+                        r"\bno wonder\b")
+# Hedges: a claim under one of these is a guess; whether a guess is a claim is the
+# judge's call, so the case needs the judge.
+_HEDGE = {"maybe", "perhaps", "possibly", "probably", "likely", "might", "may", "could",
+          "seems", "seem", "sounds", "guess", "apparently", "presumably"}
+_HEDGE_PHRASES = ("có lẽ", "hình như")
+#: How far before a claim (in words, within its clause) a negation still reaches it.
+NEGATION_REACH = 8
+# Words that start a new thought inside a clause: a negation before one of them does not
+# reach a claim after it ("unable to hear, so I won't guess the request": one negation
+# reaches "the request", not two).
+_SOFT = {"so", "because", "therefore", "thus", "hence", "since", "nên", "vì"}
+
+
+def _words(text: str) -> list[str]:
+    t = re.sub(r"n['\u2019]t\b", " not", unicodedata.normalize("NFKC", text), flags=re.I)
+    return normalize(t).split()
+
+
+def _reading(before: list[str], after: list[str], question: bool) -> str:
+    """How a clause uses a claim found in it: ``asserted``, ``negated`` or ``uncertain``.
+
+    ``before`` / ``after`` are the clause's words before and after the claim."""
+    before = _AFFIRMING.sub("ok", " ".join(before)).split()
+    cut = max((i + 1 for i, w in enumerate(before) if w in _SOFT), default=0)
+    sub = before[cut:]
+    near, far = sub[-NEGATION_REACH:], sub[:-NEGATION_REACH]
+    near_text = " ".join(near)
+    neg_near = sum(w in _NEG for w in near) + sum(near_text.count(p) for p in _NEG_PHRASES)
+    neg_after = any(w in _NEG for w in after[:4])
+    ctx = before + after[:3]
+    # a hedge under a negation ("I won't guess") declines rather than guesses
+    hedged = any(w in _HEDGE and not any(x in _NEG for x in ctx[max(0, i - 2):i])
+                 for i, w in enumerate(ctx)) or any(p in " ".join(ctx) for p in _HEDGE_PHRASES)
+    if question or hedged:
+        return "uncertain"
+    if neg_near == 1 and not neg_after:
+        return "negated"
+    if neg_near > 1 or neg_after or any(w in _NEG for w in far):
+        # a double negation, a denial after the claim ("X is not audible" and "X, not Y"
+        # read alike), or one only far back in the clause: the judge decides
+        return "uncertain"
+    return "asserted"
+
+
+def _find(words: list[str], claim: list[str]) -> list[int]:
+    n = len(claim)
+    return [i for i in range(len(words) - n + 1) if words[i:i + n] == claim]
+
+
+def claim_matches(response: str, claims: list) -> tuple[list, list]:
+    """The forbidden claims a response makes, and those it mentions in a way the local
+    scorer cannot read (the judge's call).
+
+    A claim given as text is found where its normalized words occur, as whole words, in
+    a clause of the response; a claim given as ``{"text": ..., "pattern": REGEX}`` where
+    the regex matches in a clause.  Each occurrence is read in its clause:
+
+    * **negated** (no violation): a negation or abstention cue ("no", "not", "n't",
+      "cannot", "never", "without", "unable", "unclear", "không", ...) among the
+      :data:`NEGATION_REACH` words before it, and nothing else that muddles it: "I cannot
+      hear a dog barking", "No - I can't tell what the speaker says".
+    * **uncertain** (the judge decides): a hedge ("maybe", "might", "sounds like", ...),
+      a question, a double negation, a negation only further back in the clause, or one
+      after the claim ("a dog barking is not audible" and "the dog barking, not the
+      radio" read alike to a word matcher).
+    * **asserted** (a violation): anything else.
+
+    A claim is violated when any occurrence is asserted, uncertain when none is asserted
+    and one is uncertain.
+
+    Returns
+    -------
+    violated : list
+        The claims made (as given).
+    uncertain : list
+        The claims only mentioned in a way left to the judge.
+    """
+    text = response or ""
+    clauses = []
+    start = 0
+    for m in list(_CLAUSE.finditer(text)) + [None]:
+        end = m.start() if m is not None else len(text)
+        seg = text[start:end]
+        question = m is not None and "?" in m.group(0)
+        if seg.strip():
+            clauses.append((seg, question))
+        start = m.end() if m is not None else end
+    violated, uncertain = [], []
     for claim in claims or []:
-        text, pattern = _claim_text(claim)
-        if pattern:
-            try:
-                hit = re.search(pattern, response or "", flags=re.IGNORECASE) is not None
-            except re.error:
-                hit = False
-        else:
-            n = normalize(text)
-            hit = bool(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", low) is not None
-        if hit:
-            out.append(claim)
-    return out
+        ctext, pattern = _claim_text(claim)
+        readings = []
+        for seg, question in clauses:
+            words = _words(seg)
+            if pattern:
+                try:
+                    spans = [(len(_words(seg[:mm.start()])), len(_words(seg[:mm.end()])))
+                             for mm in re.finditer(pattern, seg, flags=re.IGNORECASE)]
+                except re.error:
+                    spans = []
+            else:
+                cw = _words(ctext)
+                spans = [(i, i + len(cw)) for i in _find(words, cw)] if cw else []
+            readings += [_reading(words[:a], words[b:], question) for a, b in spans]
+        if "asserted" in readings:
+            violated.append(claim)
+        elif "uncertain" in readings:
+            uncertain.append(claim)
+    return violated, uncertain
+
+
+def violated_claims(response: str, claims: list) -> list:
+    """The forbidden claims a response makes (:func:`claim_matches`' first list): a
+    negated mention or a calibrated abstention is no violation."""
+    return claim_matches(response, claims)[0]
 
 
 def _jsonl(path: str | os.PathLike):
@@ -170,8 +289,23 @@ def _jsonl(path: str | os.PathLike):
             yield i, rec, None
 
 
+def _split_request_id(rid: str) -> tuple[str, str, str] | None:
+    """``audio_id/config/case_id[#reason]`` (as ``judge-requests`` writes it) split at the
+    config's name, so ids holding slashes still split right."""
+    rid = rid[:-len("#reason")] if rid.endswith("#reason") else rid
+    for config in CONFIGS:
+        aid, sep, cid = rid.partition(f"/{config}/")
+        if sep and aid and cid:
+            return aid, config, cid
+    return None
+
+
 def _case_key(rec: dict, corpus_index: dict, by_position: dict) -> tuple | None:
     aid, config = rec.get("audio_id"), rec.get("config")
+    if aid is None and isinstance(rec.get("request_id"), str):
+        # a judge output that echoes only the request id
+        got = _split_request_id(rec["request_id"])
+        return got if got in corpus_index else None
     if aid is None:
         return None
     cid = rec.get("case_id")
@@ -218,7 +352,12 @@ def read_responses(path: str | os.PathLike, corpus: Corpus) -> tuple[dict, list[
 
 
 def read_judge_labels(path: str | os.PathLike, corpus: Corpus) -> tuple[dict, list[str]]:
-    """``{case key: label record}`` from a judge-labels JSONL and the problems."""
+    """``{case key: label record}`` from a judge-labels JSONL and the problems.
+
+    A label with ``"part": "reason"`` (or a ``request_id`` ending in ``#reason``) judges
+    the reason a case asked for and is keyed ``(*case key, "reason")``; any other label
+    judges the answer.
+    """
     index, by_pos = _indexes(corpus)
     out, problems = {}, []
     for line, rec, err in _jsonl(path):
@@ -227,9 +366,14 @@ def read_judge_labels(path: str | os.PathLike, corpus: Corpus) -> tuple[dict, li
             continue
         key = _case_key(rec, index, by_pos)
         label = str(rec.get("score_label", "")).strip().lower()
+        part = "reason" if (rec.get("part") == "reason" or str(rec.get("request_id", ""))
+                            .endswith("#reason")) else "answer"
         if key is None:
             problems.append(f"{path}:{line}: judge label for no case of the corpus")
-        elif label not in JUDGE_LABELS:
+            continue
+        if part == "reason":
+            key = (*key, "reason")
+        if label not in JUDGE_LABELS:
             problems.append(f"{path}:{line}: {key}: score_label {rec.get('score_label')!r} is "
                             f"not one of {', '.join(JUDGE_LABELS)} (the case awaits the judge)")
         elif key in out:
@@ -244,7 +388,8 @@ def read_judge_labels(path: str | os.PathLike, corpus: Corpus) -> tuple[dict, li
 def _record(case: Case, **kw) -> dict:
     base = {"audio_id": case.audio_id, "config": case.config, "case_id": case.case_id,
             "case_index": case.index, "level": case.level, "prompt_mode": case.prompt_mode,
-            "scoring": case.rule, "kind": "closed" if case.closed else "open",
+            "scoring": case.rule, "authored_scoring": case.scoring,
+            "kind": "closed" if case.closed else "open",
             "expected_result_class": case.expected_result_class, "status": "scored",
             "score_label": None, "pass": None, "score": None, "judge_rationale": None,
             "violated_forbidden_claims": [], "scorer_version": SCORER_VERSION}
@@ -252,34 +397,78 @@ def _record(case: Case, **kw) -> dict:
     return base
 
 
-def score_case(case: Case, response: str | None, judge: dict | None = None) -> dict:
+def _keys_named(response: str, keys: list[str], options: dict[str, str] | None) -> set[str]:
+    """The option keys a response names standing alone, or whose option text it holds."""
+    text = unicodedata.normalize("NFKC", str(response))
+    alt = "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True))
+    named = {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])(?!\s+[a-z])", text)}
+    named |= {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])", text)
+              if k not in ("A", "I")}
+    low = normalize(text)
+    named |= {k for k, v in (options or {}).items() if normalize(v) and re.search(
+        rf"(?<!\w){re.escape(normalize(v))}(?!\w)", low)}
+    return named
+
+
+def _judged(label: dict, case: Case) -> tuple[bool, list]:
+    violated = list(label["violated_forbidden_claims"])
+    ok = (label["score_label"] == "correct" or (label["score_label"] == "partial"
+                                                and case.partial_passes)) and not violated
+    return ok, violated
+
+
+def _reason(case: Case, response: str | None, label: dict | None) -> dict | None:
+    """The reason part of a multiple-choice case that asks for one, judged apart."""
+    if not (case.asks_reason and case.rule == "multiple_choice" and case.complete):
+        return None
+    if response is None:
+        return {"status": "no_response", "score_label": "no_response", "pass": False,
+                "score": 0.0, "judge_rationale": None, "violated_forbidden_claims": []}
+    if label is None:
+        return {"status": "needs_judge", "score_label": None, "pass": None, "score": None,
+                "judge_rationale": "the reason is judged apart from the option",
+                "violated_forbidden_claims": []}
+    ok, violated = _judged(label, case)
+    return {"status": "scored", "score_label": label["score_label"], "pass": ok,
+            "score": float(ok), "judge_rationale": label["judge_rationale"],
+            "violated_forbidden_claims": violated}
+
+
+def score_case(case: Case, response: str | None, judge: dict | None = None,
+               reason_judge: dict | None = None) -> dict:
     """The scored record of one case (see the module's rules).
 
-    ``status`` is ``scored``, ``incomplete`` (closed, no expected result), ``no_response``,
-    ``awaiting_judge`` (open, no label) or ``unknown_rule``.
+    ``status`` is ``scored``, ``incomplete`` (closed, not scorable before review: no
+    expected result, or a multiple-choice key not among the options), ``no_response``,
+    ``awaiting_judge`` (open, no label), ``needs_judge`` (closed, but the local scorer
+    cannot decide: a forbidden claim only hedged, questioned or ambiguously negated, or a
+    response naming several options; never failed) or ``unknown_rule``.  ``judge`` is the
+    judge's label of the answer (an open case, or a closed one that needs the judge);
+    ``reason_judge`` the label of the reason a multiple-choice case asks for, reported in
+    ``reason`` and never mixed into the option's score.
     """
     if case.rule is None:
         return _record(case, status="unknown_rule",
                        judge_rationale=f"scoring rule {case.scoring!r} is not one of the "
-                                       "dataset card's")
-    if case.closed and not case.complete:
+                                       "dataset card's (or has no options to choose from)")
+    if not case.complete:
         return _record(case, status="incomplete",
-                       judge_rationale="no expected_result: review before scoring")
+                       judge_rationale=f"{case.incomplete_reason}: review before scoring")
+    reason = _reason(case, response, reason_judge)
+    extra = {} if reason is None else {"reason": reason}
     if response is None:
         return _record(case, status="no_response", score_label="no_response",
-                       **{"pass": False, "score": 0.0})
+                       **{"pass": False, "score": 0.0}, **extra)
     if not case.closed:
         if judge is None:
             return _record(case, status="awaiting_judge")
-        label = judge["score_label"]
-        violated = list(judge["violated_forbidden_claims"])
-        ok = (label == "correct" or (label == "partial" and case.partial_passes)) \
-            and not violated
-        return _record(case, score_label=label, judge_rationale=judge["judge_rationale"],
-                       violated_forbidden_claims=violated, **{"pass": ok,
-                                                              "score": float(ok)})
+        ok, violated = _judged(judge, case)
+        return _record(case, score_label=judge["score_label"],
+                       judge_rationale=judge["judge_rationale"],
+                       violated_forbidden_claims=violated, **{"pass": ok, "score": float(ok)})
     expected = case.expected_result
     extracted = None
+    undecided = None
     if case.rule == "exact_match":
         match = response.strip() == str(expected).strip()
         why = "literal match" if match else "differs from the expected result"
@@ -292,20 +481,51 @@ def score_case(case: Case, response: str | None, judge: dict | None = None) -> d
         keys = list(case.choice_options or {}) or sorted({str(expected), "A", "B", "C", "D"})
         extracted = extract_choice(response, keys, case.choice_options)
         match = extracted is not None and extracted == str(expected).strip()
-        why = (f"selected {extracted}, expected {expected}" if extracted is not None
-               else "no option key found in the response")
-    violated = violated_claims(response, case.forbidden_claims)
+        if extracted is not None:
+            why = f"selected {extracted}, expected {expected}"
+        elif len(_keys_named(response, keys, case.choice_options)) > 1:
+            undecided = "the response names several options and selects none the local " \
+                "scorer can tell"
+            why = undecided
+        else:
+            why = "no option key found in the response"
+    violated, uncertain = claim_matches(response, case.forbidden_claims)
     if violated:
         label, ok = "forbidden_claim", False
         why += f"; states {len(violated)} forbidden claim(s)"
+    elif undecided is None and not match and (extracted is not None
+                                              or case.rule != "multiple_choice"):
+        label, ok = "incorrect", False  # a wrong answer fails whatever the claims say
+    elif undecided is not None or uncertain:
+        if uncertain:
+            undecided = (f"{undecided}; " if undecided else "") + \
+                f"{len(uncertain)} forbidden claim(s) mentioned hedged, questioned or " \
+                "ambiguously negated"
+        if judge is None:
+            rec = _record(case, status="needs_judge", judge_rationale=undecided,
+                          uncertain_forbidden_claims=uncertain, **extra)
+            if extracted is not None:
+                rec["selected"] = extracted
+            return rec
+        ok, violated = _judged(judge, case)
+        # the judge reads the claims, or the option a response names among several; an
+        # option the local scorer read is still the one scored
+        ok = ok and (match or extracted is None)
+        label = "forbidden_claim" if violated else judge["score_label"]
+        why = f"{why}; judged: {judge['judge_rationale']}"
     else:
         label, ok = ("correct" if match else "no_answer" if case.rule == "multiple_choice"
                      and extracted is None else "incorrect"), match
     rec = _record(case, score_label=label, judge_rationale=why,
-                  violated_forbidden_claims=violated, **{"pass": ok, "score": float(ok)})
+                  violated_forbidden_claims=violated, **{"pass": ok, "score": float(ok)},
+                  **extra)
     if extracted is not None:
         rec["selected"] = extracted
     return rec
+
+
+#: How a case without a prompt mode is reported (never merged into a mode).
+NO_MODE = "unspecified"
 
 
 def _tally(records: list[dict]) -> dict:
@@ -318,6 +538,7 @@ def _tally(records: list[dict]) -> dict:
             "incomplete": sum(r["status"] == "incomplete" for r in records),
             "no_response": sum(r["status"] == "no_response" for r in records),
             "awaiting_judge": sum(r["status"] == "awaiting_judge" for r in records),
+            "needs_judge": sum(r["status"] == "needs_judge" for r in records),
             "unknown_rule": sum(r["status"] == "unknown_rule" for r in records),
             "labels": dict(sorted(labels.items())),
             "partial": labels.get("partial", 0),
@@ -325,39 +546,48 @@ def _tally(records: list[dict]) -> dict:
 
 
 def _breakdown(records: list[dict]) -> dict:
-    out = {"all": _tally(records)}
-    for field, name in (("prompt_mode", "by_prompt_mode"), ("level", "by_level"),
-                        ("scoring", "by_rule"), ("config", "by_config")):
-        groups = defaultdict(list)
-        for r in records:
-            groups[str(r[field])].append(r)
-        out[name] = {k: _tally(v) for k, v in sorted(groups.items())}
-    lm = defaultdict(list)
+    """Per prompt mode (never merged): the mode's tally and its levels, rules, configs."""
+    modes = defaultdict(list)
     for r in records:
-        lm[f"{r['level']}/{r['prompt_mode']}"].append(r)
-    out["by_level_and_mode"] = {k: _tally(v) for k, v in sorted(lm.items())}
+        modes[r["prompt_mode"] or NO_MODE].append(r)
+    out = {}
+    for mode, recs in sorted(modes.items()):
+        b = {"all": _tally(recs)}
+        for field, name in (("level", "by_level"), ("scoring", "by_rule"),
+                            ("config", "by_config")):
+            groups = defaultdict(list)
+            for r in recs:
+                groups[str(r[field])].append(r)
+            b[name] = {k: _tally(v) for k, v in sorted(groups.items())}
+        out[mode] = b
     return out
 
 
 def score(corpus: Corpus, responses: dict, *, judge: dict | None = None) -> dict:
     """Score every case of ``corpus``; returns the report with ``records``.
 
-    ``closed`` (accuracy) and ``open`` (judge pass rate) are separate blocks, each broken
-    down by prompt mode, level, level x mode, rule and config.
+    ``closed`` (accuracy), ``open`` (judge pass rate) and ``reason`` (the judged reasons
+    of multiple-choice cases that ask for one) are separate blocks; each is keyed by
+    prompt mode (``natural``, ``constrained``; ``unspecified`` for cases without one),
+    and within a mode holds ``all`` and the figures by level, rule and config.  No figure
+    merges prompt modes.  ``case_counts`` counts the records by status (no rate).
     """
     judge = judge or {}
-    records = [score_case(c, responses.get(c.key), judge.get(c.key))
-               for c in corpus.cases()]
+    records = [score_case(c, responses.get(c.key), judge.get(c.key),
+                          judge.get((*c.key, "reason"))) for c in corpus.cases()]
     closed = [r for r in records if r["kind"] == "closed"]
     open_ = [r for r in records if r["kind"] == "open"]
+    reasons = [dict(r, **r["reason"]) for r in records if r.get("reason")]
     known = set(corpus.case_index())
     return {
         "scorer_version": SCORER_VERSION,
         "root": corpus.root,
         "audios": len(corpus.audios),
         "cases": len(records),
+        "case_counts": dict(sorted(Counter(r["status"] for r in records).items())),
         "closed": _breakdown(closed),
         "open": _breakdown(open_),
+        "reason": _breakdown(reasons),
         "problems": {
             "broken_rows": [b.line() for b in corpus.broken],
             "corpus": list(corpus.problems),
@@ -374,21 +604,23 @@ def _pct(t: dict) -> str:
 
 
 def format_report(report: dict) -> str:
-    """A plain-text summary: closed accuracy and open pass rate, by mode and by level."""
+    """A plain-text summary per prompt mode: closed accuracy, open pass rate and judged
+    reasons, each by level."""
     lines = [f"HalluAudio: {report['audios']} audios, {report['cases']} cases "
-             f"({report['scorer_version']})"]
-    for kind, title in (("closed", "closed accuracy"), ("open", "open pass rate (judge)")):
-        b = report[kind]
-        a = b["all"]
-        lines.append(f"\n{title}: {_pct(a)} of {a['scored']} scored ({a['passed']} pass); "
-                     f"{a['incomplete']} incomplete, {a['no_response']} without response, "
-                     f"{a['awaiting_judge']} awaiting the judge, {a['violated_forbidden']} "
-                     "with a forbidden claim")
-        if not a["scored"]:
-            continue
-        lines.append(f"  {'group':<16}{'scored':>8}{'pass':>8}{'rate':>10}{'partial':>9}")
-        for name in ("by_prompt_mode", "by_level"):
-            for k, t in b[name].items():
+             f"({report['scorer_version']}); prompt modes are reported apart, never merged"]
+    for kind, title in (("closed", "closed accuracy"), ("open", "open pass rate (judge)"),
+                        ("reason", "reason pass rate (judge)")):
+        for mode, b in report[kind].items():
+            a = b["all"]
+            lines.append(f"\n{title}, {mode}: {_pct(a)} of {a['scored']} scored "
+                         f"({a['passed']} pass); {a['incomplete']} incomplete, "
+                         f"{a['no_response']} without response, {a['needs_judge']} need "
+                         f"the judge, {a['awaiting_judge']} awaiting the judge, "
+                         f"{a['violated_forbidden']} with a forbidden claim")
+            if not a["scored"]:
+                continue
+            lines.append(f"  {'level':<16}{'scored':>8}{'pass':>8}{'rate':>10}{'partial':>9}")
+            for k, t in b["by_level"].items():
                 lines.append(f"  {k:<16}{t['scored']:>8}{t['passed']:>8}{_pct(t):>10}"
                              f"{t['partial']:>9}")
     p = report["problems"]
