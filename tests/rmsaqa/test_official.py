@@ -414,3 +414,15 @@ def test_cli_scores_the_official_log_and_refuses_a_file_without_answers(release,
     assert r.returncode == 2
     assert "no row holds an answer field" in r.stderr
     assert "model, prediction, segment_id" in r.stderr and "wrong.jsonl" in r.stderr
+
+
+def test_per_sample_files_reached_through_symlinks_load(release, tmp_path):
+    """A Hugging Face snapshot stores each file as a symlink into ``blobs/``."""
+    blobs, snap = tmp_path / "blobs", tmp_path / "snap" / "dev_QA"
+    blobs.mkdir()
+    snap.mkdir(parents=True)
+    for f in sorted((release / "dev_QA").glob("*.json")):
+        (blobs / f"blob-{f.stem}").write_bytes(f.read_bytes())
+        (snap / f.name).symlink_to(blobs / f"blob-{f.stem}")
+    qa = load_qa(snap, audio_root=release)
+    assert [it.segment_id for it in qa] == [c[0] for c in CASES] and not qa.problems
