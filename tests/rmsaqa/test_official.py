@@ -407,6 +407,15 @@ def test_cli_scores_the_official_log_and_refuses_a_file_without_answers(release,
     assert (rep["overall"]["A_S1"], rep["overall"]["A_GS2"]) == (0.75, 0.5)
     assert "stage 2 conditioned on: predicted 8" in r.stdout
     assert "extraction S2: answer_tag 1, regex_match 5, no_option_found 2" in r.stdout
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(json.dumps({"segment_id": c[0], "stage1": c[5], "stage2": c[6]})
+                            + "\n" for c in CASES))
+    r = _foakit("score", "rmsaqa", release / "dev.json", mine, "--json",
+                "--stage2-conditioning", "reference")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["stage2_conditioning"] == {"reference": len(CASES)}
+    assert rep["overall"]["A_GS2"] == 0.5
     wrong = tmp_path / "wrong.jsonl"
     wrong.write_text("".join(json.dumps({"segment_id": c[0], "prediction": "A",
                                          "model": "x"}) + "\n" for c in CASES))

@@ -95,6 +95,10 @@ def add_score(sub: argparse._SubParsersAction) -> None:
                    "side-by-side table (columns named by file stem)")
     p.add_argument("-o", "--out", metavar="REPORT", default=None, help="write the JSON report")
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
+    p.add_argument("--stage2-conditioning", choices=("none", "predicted", "reference"),
+                   default=None, help="what stage 2 was conditioned on, for rows that do "
+                   "not say (default: the official log's rows are 'predicted', others "
+                   "'unstated')")
     p.set_defaults(func=run_score)
 
 
@@ -109,7 +113,12 @@ def run_score(args: argparse.Namespace) -> int:
         name = Path(path).name.removesuffix(".jsonl").removesuffix(".json")
         if name in reports:
             name = str(path)
-        rep = score_answers(qa, read_answers(path), answers_file=path)
+        rows = read_answers(path)
+        if args.stage2_conditioning:
+            for row in rows:
+                if row["stage2_conditioning"] == "unstated":
+                    row["stage2_conditioning"] = args.stage2_conditioning
+        rep = score_answers(qa, rows, answers_file=path)
         reports[name] = rep
         miss = rep["problems"]["missing"]
         if miss or rep["problems"]["duplicates"]:
