@@ -23,13 +23,16 @@ from hypothesis import strategies as st
 from foakit.bench.rmsaqa import (
     STATUSES,
     check_audio,
+    derived_audio_path,
     extract_letter,
     load_qa,
     oracle_answers,
+    prior_letters,
     read_answers,
+    run_baseline,
     score_answers,
 )
-from foakit.errors import FormatError
+from foakit.errors import FormatError, ParameterError
 
 # (text, expected letter, expected status); options A-D
 TABLE = [
@@ -435,3 +438,45 @@ def test_per_sample_files_reached_through_symlinks_load(release, tmp_path):
         (snap / f.name).symlink_to(blobs / f"blob-{f.stem}")
     qa = load_qa(snap, audio_root=release)
     assert [it.segment_id for it in qa] == [c[0] for c in CASES] and not qa.problems
+
+
+@pytest.mark.parametrize("sid, path", [
+    ("dev-000001", "dev_audio/dev-000001.wav"),
+    ("dev-000001.json", "dev_audio/dev-000001.wav"),
+    ("train-000000.json", "train_audio/train-000000.wav"),
+    ("dev-1.2.json", "dev_audio/dev-1.2.wav"),
+    ("test-000001", ""), ("DEV-000001", ""),
+])
+def test_derived_audio_paths(sid, path):
+    assert derived_audio_path(sid) == path
+
+
+def test_answer_file_errors(tmp_path):
+    for text, expect in [
+            ('{"segment_id": "s", "stage1": "A", "stage2_conditioning": "gold"}\n',
+             "stage2_conditioning 'gold' must be one of none, predicted, reference"),
+            ('[{"segment_id": "s", "stage1": "A"}, ', "bad JSON"),
+            ('[{"segment_id": "s", "stage1": "A"}, 3]', "expected a JSON object, got int")]:
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(FormatError, match=expect) as e:
+            read_answers(bad)
+        assert "bad.json" in str(e.value)
+
+
+def test_per_sample_file_without_records_is_a_problem(release):
+    (release / "dev_QA" / "dev-000013.json").write_text(json.dumps([{"segment_id": "x"}]))
+    qa = load_qa(release / "dev_QA")
+    assert len(qa) == len(CASES)
+    assert [str(p) for p in qa.problems] == [
+        "file in dev-000013.json: a per-sample file needs {'records': [one record]}"]
+
+
+def test_label_reading_baselines_refuse_a_blind_load(release):
+    qa = load_qa(release / "dev.json", labels=False)
+    for kind in ("oracle", "prior"):
+        with pytest.raises(ParameterError, match=f"kind='{kind}' reads the labels"):
+            run_baseline(qa, kind)
+    with pytest.raises(ParameterError, match="the prior reads the labels"):
+        prior_letters(qa)
+    assert len(run_baseline(qa, "chance").rows) == len(CASES)

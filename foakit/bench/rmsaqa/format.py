@@ -431,11 +431,8 @@ def derived_audio_path(segment_id: str) -> str:
     """
     for prefix, folder in SPLIT_AUDIO.items():
         if segment_id.startswith(prefix):
-            try:
-                name = PurePosixPath(segment_id).with_suffix(".wav").name
-            except ValueError:  # an id with an empty last component: no file to name
-                return ""
-            return f"{folder}/{name}"
+            # the id starts with the prefix, so its last component is never empty
+            return f"{folder}/{PurePosixPath(segment_id).with_suffix('.wav').name}"
     return ""
 
 
