@@ -40,6 +40,13 @@ MIX_WEIGHTS = (0.35, 0.3, 0.2, 0.15)
 SINGLE = (301,)
 
 
+def abstained(report: dict) -> str:
+    """How often dsp abstained (a null answer, extraction status empty_generation)."""
+    st, n = report["extract_status"], report["overall"]["n"]
+    return (f"dsp abstained: stage 1 {st['S1']['empty_generation']} / {n}, stage 2 "
+            f"{st['S2']['empty_generation']} / {n}")
+
+
 def count_table(work: Path, seeds, cfg) -> str:
     """Clips by true and counted number of sources."""
     import collections
@@ -117,6 +124,7 @@ def main() -> None:
                "dsp": score_answers(qa, dsp_answers(qa, rec, cfg=cfg))}
     print(f"\nreport seeds {REPORT} ({len(qa)} items, {args.clips} clips each):")
     print(format_comparison(reports))
+    print(abstained(reports["dsp"]))
     print("clip source counts:", count_table(work, REPORT, cfg))
     mq, mrec = merged([corpus(work, s, args.clips, args.workers, n_sources=MIX_WEIGHTS)
                        for s in MIX])
@@ -125,6 +133,7 @@ def main() -> None:
            "dsp": score_answers(mq, dsp_answers(mq, mrec, cfg=cfg))}
     print(f"\nmixed source counts {MIX_WEIGHTS} for 1-4, seeds {MIX} ({len(mq)} items):")
     print(format_comparison(mix))
+    print(abstained(mix["dsp"]))
     print("clip source counts:", count_table(work, MIX, cfg))
     sq, srec = merged([corpus(work, s, args.clips, args.workers, n_sources=1,
                               category_weights=(1, 3, 1, 0, 0, 1)) for s in SINGLE])
@@ -133,6 +142,7 @@ def main() -> None:
               "dsp": score_answers(sq, dsp_answers(sq, srec, cfg=cfg))}
     print(f"\nsingle-source seeds {SINGLE} ({len(sq)} items):")
     print(format_comparison(single))
+    print(abstained(single["dsp"]))
     n_chance, seed = 0, 401
     c1 = c2 = cg = 0
     while n_chance < 2000:

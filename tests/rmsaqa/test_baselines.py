@@ -110,29 +110,29 @@ REC = {"status": "ok", "events": [_event(1.0, 4.0, 90.0, 0), _event(5.0, 8.5, -4
      "B", "onset"),
 ])
 def test_dsp_reads_each_claim_kind(question, options, letter, rule):
-    got, info = dsp_answer(question, options, REC, stage=2, prior="D")
+    got, info = dsp_answer(question, options, REC, stage=2)
     assert (got, info["rule"], info["abstained"]) == (letter, rule, False)
 
 
-def test_dsp_abstains_with_the_prior_where_the_signal_cannot_decide():
+def test_dsp_abstains_with_no_letter_where_the_signal_cannot_decide():
     opts = {"A": "Check the dog", "B": "Pick up the phone", "C": "Turn off the tap",
             "D": "Thank the audience"}
-    got, info = dsp_answer("What should the robot do?", opts, REC, stage=2, prior="C")
-    assert (got, info["abstained"]) == ("C", True)
+    got, info = dsp_answer("What should the robot do?", opts, REC, stage=2)
+    assert (got, info["abstained"], info["rule"]) == (None, True, "none")
     got, info = dsp_answer("How many?", {"A": "1", "B": "2", "C": "3", "D": "4"}, None,
-                           stage=2, prior="A")
-    assert (got, info["abstained"]) == ("A", True) and "no analysis" in info["why"]
+                           stage=2)
+    assert (got, info["abstained"]) == (None, True) and "no analysis" in info["why"]
 
 
-def test_dsp_stage1_uses_the_count_and_breaks_ties_by_prior():
+def test_dsp_stage1_uses_the_count_and_breaks_ties_by_option_order():
     opts = {"A": "A dog barking", "B": "A dog barking and speech",
             "C": "Speech and a piano", "D": "Speech, a piano and a doorbell"}
-    got, info = dsp_answer("Which sounds?", opts, REC, stage=1, prior="C")
-    assert (got, info["rule"], sorted(info["tied"])) == ("C", "sound_count", ["B", "C"])
-    got, _ = dsp_answer("Which sounds?", opts, REC, stage=1, prior="A")
-    assert got == "B"  # prior not among the tied: the first tied letter
+    got, info = dsp_answer("Which sounds?", opts, REC, stage=1)
+    assert (got, info["rule"], sorted(info["tied"])) == ("B", "sound_count", ["B", "C"])
+    assert info["tie_break"] == "first letter"
     same = {"A": "A dog", "B": "Speech", "C": "A piano", "D": "A doorbell"}
-    assert dsp_answer("Which sounds?", same, REC, stage=1, prior="D")[1]["abstained"]
+    got, info = dsp_answer("Which sounds?", same, REC, stage=1)
+    assert got is None and info["abstained"]
 
 
 def test_source_count_thresholds():

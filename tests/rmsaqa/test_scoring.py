@@ -1,91 +1,18 @@
-"""RMS-AQA answer extraction (every rule, in order) and A_S1 / A_S2 / A_GS2 scoring."""
+"""RMS-AQA A_S1 / A_S2 / A_GS2 scoring (the extraction rule: test_official.py)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from foakit.bench.rmsaqa import (
-    extract_letter,
     format_comparison,
     format_report,
     load_qa,
     score_answers,
 )
 from foakit.errors import FormatError
-
-
-@pytest.mark.parametrize("text, letter, rule", [
-    # 1. the <answer> tag
-    ("<answer>B</answer>", "B", "tag"),
-    ("Thinking... <answer> (c) </answer>", "C", "tag"),
-    ("<ANSWER>D) a dog</ANSWER>", "D", "tag"),
-    ("<answer>b</answer>", "B", "tag"),
-    # the tag wins over an earlier "answer is" phrase and over line-initial letters
-    ("The answer is A.\n<answer>C</answer>", "C", "tag"),
-    ("A) cat\nB) dog\n<answer>B</answer>", "B", "tag"),
-    # 2. "answer is X"
-    ("The answer is (B).", "B", "answer_is"),
-    ("answer: C", "C", "answer_is"),
-    ("Final answer - D", "D", "answer_is"),
-    ("The correct option is A because ...", "A", "answer_is"),
-    ("My choice: [b]", "B", "answer_is"),
-    ("The answer is option C", "C", "answer_is"),
-    ("A) looks wrong. The answer is D.", "D", "answer_is"),  # before line-initial letters
-    # 3. a letter opening a line
-    ("B) the dog is on the left", "B", "line_start"),
-    ("Hmm.\nC. Three sources", "C", "line_start"),
-    ("(D): behind you", "D", "line_start"),
-    ("A: speech", "A", "line_start"),
-    # 4. a lone letter when it is the only candidate
-    ("B", "B", "lone"),
-    ("b", "B", "lone"),
-    ("(C)", "C", "lone"),
-    ("I would go with C here.", "C", "lone"),
-    ("A dog barks, so D.", "D", "lone"),  # the article "A" is not a candidate
-    ("A is correct", "A", "lone"),
-])
-def test_each_extraction_rule(text, letter, rule):
-    assert extract_letter(text) == (letter, rule)
-
-
-@pytest.mark.parametrize("text", [
-    None, "", "I am not sure", "The answer is a dog", "A) cat\nB) dog\nC) bird",
-    "Either B or C", "<answer>the dog</answer> B", "E", "answer: E",
-    "A dog barking near the door",
-])
-def test_unparsed_answers(text):
-    assert extract_letter(text) == (None, None)
-
-
-def test_only_the_items_letters_count():
-    assert extract_letter("C", ("A", "B")) == (None, None)
-    assert extract_letter("The answer is C. Or B", ("A", "B")) == ("B", "lone")
-
-
-_LETTER = st.sampled_from("ABCD")
-_FILLER = st.text(alphabet=st.sampled_from(list("abcdefghij klmnop,.!?\n")), max_size=40)
-
-
-@given(_LETTER, _FILLER, _FILLER)
-def test_tag_is_found_anywhere(letter, before, after):
-    assert extract_letter(f"{before}<answer>{letter}</answer>{after}")[0] == letter
-
-
-@given(_LETTER, _FILLER)
-def test_answer_is_phrase_after_lower_case_text(letter, before):
-    assert extract_letter(f"{before} The answer is ({letter}).")[0] == letter
-
-
-@given(st.text(max_size=200))
-def test_any_text_gives_a_letter_or_none(text):
-    letter, rule = extract_letter(text)
-    assert (letter is None) == (rule is None)
-    assert letter is None or letter in "ABCD"
-
 
 # -------------------------------------------------------------------------------------
 OPTS = {"A": "a", "B": "b", "C": "c", "D": "d"}
@@ -126,7 +53,12 @@ def test_metrics_on_a_hand_made_case(tmp_path):
     assert (sl["n"], sl["A_S1"], sl["A_S2"], sl["A_GS2"]) == (2, 0.5, 0.5, 0.0)
     assert r["by_category"]["Action Prediction"]["A_S1"] is None
     assert r["problems"]["unparsed"] == {"S1": 1, "S2": 0}
-    assert r["rules"]["S2"]["tag"] == 1 and r["rules"]["S2"]["lone"] == 3
+    assert r["extract_status"]["S1"] == {"answer_tag": 0, "regex_match": 3,
+                                         "no_option_found": 1, "empty_generation": 0}
+    assert r["extract_status"]["S2"]["answer_tag"] == 1
+    assert r["extract_status"]["S2"]["regex_match"] == 3
+    assert [a["stage1_status"] for a in r["answers"]] == ["regex_match"] * 3 + [
+        "no_option_found"]
 
 
 def test_missing_items_count_wrong_and_are_listed(tmp_path):

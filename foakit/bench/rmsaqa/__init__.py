@@ -1,7 +1,8 @@
 """RMS-AQA: two-stage spatial QA over 10 s, 24 kHz FOA clips (``docs/rmsaqa.md``).
 
-* :mod:`.format`: the QA JSON (per-record problem reports), audio paths, answers JSONL.
-* :mod:`.extract`: the option letter of a model's answer text (the reference order).
+* :mod:`.format`: the QA file or per-sample directory (per-record problem reports), audio
+  paths, answers (foakit's JSONL or the official evaluation log).
+* :mod:`.extract`: the option letter of a model's answer text (the official rule).
 * :mod:`.scoring`: A_S1, A_S2, A_GS2 overall and per category.
 * :mod:`.claims`: what an option claims (count, direction, time, sound list).
 * :mod:`.baselines`: oracle / chance / prior / dsp answers.
@@ -23,7 +24,12 @@ _WHERE = {
     "KINDS": "baselines",
     "LETTERS": "format",
     "METRICS": "scoring",
-    "RULES": "extract",
+    "STATUSES": "extract",
+    "ANSWER_FIELDS": "format",
+    "CONDITIONING": "format",
+    "SPLIT_AUDIO": "format",
+    "derived_audio_path": "format",
+    "sample_files": "format",
     "AuditConfig": "audit",
     "BaselineRun": "baselines",
     "Claim": "claims",

@@ -45,7 +45,7 @@ from ...audit.common import AuditResult, LabelVerdict, apply_hypothesis, count_v
 from ...audit.conventions import DESCRIPTIONS, CandidateScore, decide
 from ...conventions import azimuth_difference, check_channel_order, vector_to_direction
 from ...errors import ParameterError
-from .baselines import DspConfig, analyze_for_qa, dsp_answer, prior_letters
+from .baselines import DspConfig, analyze_for_qa, dsp_answer
 from .claims import read_claim
 from .format import QASet, audio_file
 
@@ -154,11 +154,11 @@ def dipole_power_ratio(samples: np.ndarray, sr: int, *,
     return float(p_d[loud].sum() / den) if den > 0 else None
 
 
-def _check(it, rec, pri, cfg: AuditConfig) -> LabelVerdict:
+def _check(it, rec, cfg: AuditConfig) -> LabelVerdict:
     key = {"segment_id": it.segment_id, "item": it.index, "category": it.category,
            "audio_path": it.audio_path}
     letter, info = dsp_answer(it.stage2.question, it.stage2.options, rec, stage=2,
-                              prior=pri, cfg=DspConfig())
+                              cfg=DspConfig())
     rule = info["rule"]
     field = {"count": "count", "direction": "direction", "onset": "onset",
              "span": "time_span"}.get(rule, "answer")
@@ -312,9 +312,7 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
     order = check_channel_order(channel_order)
     records, problems = analyze_for_qa(qa, analysis_dir, channel_order=order,
                                        workers=workers, progress=progress, dask=dask)
-    pri = prior_letters(qa)
-    verdicts = [_check(it, records.get(it.audio_path), pri[(2, it.category)], cfg)
-                for it in qa]
+    verdicts = [_check(it, records.get(it.audio_path), cfg) for it in qa]
     block, evidence = _convention(qa, records, order, cfg)
     by_cat: dict[str, dict[str, int]] = {}
     for v in verdicts:

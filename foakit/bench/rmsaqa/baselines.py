@@ -6,16 +6,21 @@ Every two-stage item gets one answer line (``segment_id``, ``item``, ``stage1``,
 * ``oracle``: the reference letters (a check of the scorer: 100 % everywhere).
 * ``chance``: uniform letters from ``seed``.
 * ``prior``: per stage and stage-2 category, the letter most often right in the file (ties
-  to the earlier letter): what an answer-position bias alone scores.
-* ``dsp``: from ``foakit analyze`` output, without the labels.  Each option is read for
+  to the earlier letter): what an answer-position bias alone scores.  It READS THE LABELS
+  of the file it answers (it is a ceiling for position bias, not a blind baseline).
+* ``dsp``: from ``foakit analyze`` output, BLIND: it never reads an answer field (the
+  command line loads the QA set with ``labels=False``).  Each option is read for
   what it claims (:mod:`.claims`); claims are held against the analysed events and the
   best-supported option is chosen.  Counts: the option nearest the number of sources the
   analysis found.  Directions: the option nearest (great circle, azimuth) to an analysed
   event's direction.  Times: the interval with the highest IoU with an event, or the
   onset nearest an event onset.  Stage 1: options listing different numbers of sounds are
-  told apart by the count, the rest by the prior.  Where the signal decides nothing
-  (which source is which class, actions) the prior letter is given and ``abstained``
-  says so.
+  told apart by the count.  Options the signal scores equally are broken by option order
+  (the first tied letter).  Where the signal decides nothing (no option states a count,
+  direction or time; which source is which class; actions; audio that cannot be
+  analysed) dsp ABSTAINS: the answer is null (scored as wrong, extraction status
+  ``empty_generation``) and ``abstained`` says so.  The rule reads only the options, the
+  question and the audio.
 """
 
 from __future__ import annotations
@@ -36,11 +41,13 @@ from ...errors import ParameterError
 from .claims import Claim, onset_question, read_claim
 from .format import Item, QASet, check_audio
 
-__all__ = ["KINDS", "DspConfig", "BaselineRun", "oracle_answers", "chance_answers",
+__all__ = ["KINDS", "LABELLED", "DspConfig", "BaselineRun", "oracle_answers", "chance_answers",
            "prior_letters", "prior_answers", "source_count", "dsp_answer", "dsp_answers",
            "analyze_for_qa", "run_baseline", "analysis_key"]
 
 KINDS = ("oracle", "chance", "prior", "dsp")
+#: The baselines that read the answer fields.
+LABELLED = ("oracle", "prior")
 
 
 @dataclass(frozen=True)
@@ -89,9 +96,10 @@ def analysis_key(audio_path: str) -> str:
     return str(PurePosixPath(*PurePosixPath(audio_path.replace("\\", "/")).parts))
 
 
-def _row(it: Item, a1: str, a2: str, foakit: dict) -> dict:
+def _row(it: Item, a1: str | None, a2: str | None, foakit: dict) -> dict:
+    # every baseline answers stage 2 without its stage-1 answer
     return {"segment_id": it.segment_id, "item": it.index, "stage1": a1, "stage2": a2,
-            "foakit": foakit}
+            "stage2_conditioning": "none", "foakit": foakit}
 
 
 def oracle_answers(qa: QASet) -> list[dict]:
@@ -115,8 +123,17 @@ def chance_answers(qa: QASet, *, seed: int = 0) -> list[dict]:
 def prior_letters(qa: QASet) -> dict[tuple[int, str], str]:
     """(stage, category) -> the letter most often right in the file (ties: earlier letter).
 
-    Stage 1 is keyed by the category of the stage-2 pair it belongs to, like stage 2.
+    This reads the labels (the ``prior`` baseline is not blind).  Stage 1 is keyed by the
+    category of the stage-2 pair it belongs to, like stage 2.
+
+    Raises
+    ------
+    ParameterError
+        The QA set was loaded without labels.
     """
+    if not qa.labels:
+        raise ParameterError(f"the prior reads the labels; {qa.path} was loaded with "
+                             "labels=False")
     counts: dict[tuple[int, str], Counter] = {}
     for it in qa:
         counts.setdefault((1, it.category), Counter())[it.stage1.answer] += 1
@@ -128,8 +145,9 @@ def prior_answers(qa: QASet) -> list[dict]:
     """The per stage and category majority letter."""
     pri = prior_letters(qa)
     return [_row(it, pri[(1, it.category)], pri[(2, it.category)],
-                 {"kind": "prior", "rests_on": f"the letter most often right in the file "
-                  f"for stage 1 / stage 2 of {it.category}"}) for it in qa]
+                 {"kind": "prior", "reads_labels": True,
+                  "rests_on": f"the letter most often right in the file (its labels) for "
+                  f"stage 1 / stage 2 of {it.category}"}) for it in qa]
 
 
 def _sources(rec: Mapping, cfg: DspConfig) -> list[dict]:
@@ -166,15 +184,15 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _pick(scores: dict[str, float], fallback: str) -> tuple[str, list[str]]:
-    """The letter with the lowest score; ties keep the fallback when it is among them."""
+def _pick(scores: dict[str, float]) -> tuple[str, list[str]]:
+    """The letter with the lowest score; a tie goes to the first tied letter."""
     best = min(scores.values())
     tied = sorted(k for k, v in scores.items() if v <= best + 1e-9)
-    return (fallback if fallback in tied else tied[0]), tied
+    return tied[0], tied
 
 
 def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *,
-               stage: int, prior: str, cfg: DspConfig = DspConfig()) -> tuple[str, dict]:
+               stage: int, cfg: DspConfig = DspConfig()) -> tuple[str | None, dict]:
     """One pair's dsp answer and what it rests on.
 
     Parameters
@@ -186,23 +204,22 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
         The clip's analysis record (``foakit.corpus.load_clips``); None or a failed record
         when the audio could not be analysed.
     stage : int
-    prior : str
-        The prior letter of this stage and category (the answer when nothing decides).
     cfg : DspConfig
 
     Returns
     -------
-    letter : str
+    letter : str or None
+        None when dsp abstains (the signal decides nothing).
     info : dict
         ``rule`` (count, direction, onset, span, sound_count or none), ``abstained``,
         ``scores`` (per letter, lower is better), ``tied`` letters, and the analysed
         values used.
     """
     claims: dict[str, Claim] = {k: read_claim(v) for k, v in options.items()}
-    info: dict[str, Any] = {"abstained": True, "rule": "none", "prior": prior}
+    info: dict[str, Any] = {"abstained": True, "rule": "none"}
     if rec is None or rec.get("status") != "ok":
         info["why"] = "no analysis of the audio" + (f" ({rec.get('error')})" if rec else "")
-        return prior, info
+        return None, info
     srcs = _sources(rec, cfg)
     events = [e for s in srcs for e in s["events"]]
     scores: dict[str, float] = {}
@@ -238,12 +255,12 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
         info.update(rule="sound_count", n_sources=n)
     if not scores:
         info["why"] = "no option states a count, direction or time the signal can check"
-        return prior, info
-    letter, tied = _pick(scores, prior)
+        return None, info
+    letter, tied = _pick(scores)
     info.update(abstained=False, scores={x: round(float(v), 3) for x, v in scores.items()},
                 tied=tied)
     if len(tied) > 1:
-        info["tie_break"] = "prior" if prior in tied else "first letter"
+        info["tie_break"] = "first letter"
     return letter, info
 
 
@@ -288,16 +305,18 @@ def analyze_for_qa(qa: QASet, analysis_dir: str | os.PathLike | None, *,
 
 def dsp_answers(qa: QASet, records: Mapping[str, Mapping | None], *,
                 cfg: DspConfig = DspConfig()) -> list[dict]:
-    """dsp answer rows from analysis records (``audio_path`` -> record or None)."""
-    pri = prior_letters(qa)
+    """dsp answer rows from analysis records (``audio_path`` -> record or None).
+
+    Reads each item's questions, options and analysis record, never its answers; a null
+    answer is an abstention.
+    """
     rows = []
     for it in qa:
         rec = records.get(it.audio_path)
-        a1, i1 = dsp_answer(it.stage1.question, it.stage1.options, rec, stage=1,
-                            prior=pri[(1, it.category)], cfg=cfg)
-        a2, i2 = dsp_answer(it.stage2.question, it.stage2.options, rec, stage=2,
-                            prior=pri[(2, it.category)], cfg=cfg)
-        rows.append(_row(it, a1, a2, {"kind": "dsp", "config": cfg.to_dict(),
+        a1, i1 = dsp_answer(it.stage1.question, it.stage1.options, rec, stage=1, cfg=cfg)
+        a2, i2 = dsp_answer(it.stage2.question, it.stage2.options, rec, stage=2, cfg=cfg)
+        rows.append(_row(it, a1, a2, {"kind": "dsp", "reads_labels": False,
+                                      "config": cfg.to_dict(),
                                       "audio_path": it.audio_path, "stage1": i1,
                                       "stage2": i2, "abstained": i1["abstained"] and
                                       i2["abstained"]}))
@@ -313,6 +332,9 @@ def run_baseline(qa: QASet, kind: str, *, seed: int = 0,
     clips already)."""
     if kind not in KINDS:
         raise ParameterError(f"kind={kind!r} must be one of {KINDS}")
+    if kind in LABELLED and not qa.labels:
+        raise ParameterError(f"kind={kind!r} reads the labels; {qa.path} was loaded with "
+                             "labels=False")
     problems = [str(p) for p in qa.problems]
     if kind == "oracle":
         rows = oracle_answers(qa)

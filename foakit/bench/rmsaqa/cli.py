@@ -24,15 +24,18 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
         description="Answer every two-stage item of an RMS-AQA QA JSON and write answers "
         "JSONL (segment_id, item, stage1, stage2, and a foakit object saying what each "
         "answer rests on). oracle: the reference letters; chance: uniform letters from "
-        "--seed; prior: per stage and category the letter most often right in the file; "
-        "dsp: blind, from foakit's analysis of the audio (counts, directions, times), the "
-        "prior letter where the signal decides nothing (abstained).")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+        "--seed; prior: per stage and category the letter most often right in the file "
+        "(it reads the labels); dsp: blind (the answer fields are not read), from foakit's "
+        "analysis of the audio (counts, directions, times); where the signal decides "
+        "nothing it abstains (null answer, counted).")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
     p.add_argument("--kind", choices=("oracle", "chance", "prior", "dsp"), required=True)
     add_shared_options(p, "out", out={"required": True, "metavar": "ANSWERS",
                                       "help": "answers JSONL"})
     p.add_argument("--audio-root", metavar="DIR", default=None,
-                   help="what audio_path is relative to (default: the QA file's folder)")
+                   help="what audio_path is relative to; derived paths are dev_audio/... "
+                   "and train_audio/... (default: the folder holding the QA file or "
+                   "directory)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
@@ -43,12 +46,13 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
 def run_baseline(args: argparse.Namespace) -> int:
     from collections import Counter
 
+    from .baselines import LABELLED
     from .baselines import run_baseline as run
     from .format import load_qa, write_answers
 
     if (bad := require_counts(args, "foakit baseline rmsaqa")) is not None:
         return bad
-    qa = load_qa(args.qa, audio_root=args.audio_root)
+    qa = load_qa(args.qa, audio_root=args.audio_root, labels=args.kind in LABELLED)
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
                   channel_order=args.channel_order, workers=args.workers,
@@ -60,7 +64,8 @@ def run_baseline(args: argparse.Namespace) -> int:
         for r in res.rows:
             for s in ("stage1", "stage2"):
                 ab[s] += r["foakit"][s]["abstained"]
-        msg += f"; abstained (prior letter) stage 1 {ab['stage1']}, stage 2 {ab['stage2']}"
+        msg += (f"; abstained (null answer) stage 1 {ab['stage1']}, stage 2 {ab['stage2']} "
+                f"of {len(res.rows)}")
     print(msg, file=sys.stderr)
     print_capped(res.problems, prefix="  problem: ")
     return 1 if res.problems else 0
@@ -70,17 +75,25 @@ def add_score(sub: argparse._SubParsersAction) -> None:
     """``foakit score rmsaqa QA ANSWERS [ANSWERS ...] [-o report.json] [--json]``."""
     p = sub.add_parser(
         "rmsaqa", help="RMS-AQA: A_S1 / A_S2 / A_GS2 overall and per category",
-        description="Score answers JSONL against an RMS-AQA QA JSON: the option letter is "
-        "read from each answer in the reference code's order (<answer> tag, 'answer is X', "
-        "a letter opening a line, a lone letter), then A_S1, A_S2 and A_GS2 (both stages "
-        "right) overall and per category with parse rates. Items without an answer count "
-        "as wrong; an answer for an unknown item is an error.")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+        description="Score answers against an RMS-AQA QA JSON file or per-sample "
+        "directory: the option letter is read from each answer by the official rule "
+        "(rmsaqa-code spatial_af3/mcq.py: last <answer> tag, last answer phrase, last "
+        "letter opening a line, a lone letter only when all agree), then A_S1, A_S2 and "
+        "A_GS2 (both stages right) overall and per category, with each answer's extraction "
+        "status and how stage 2 was conditioned. Answers: foakit's JSONL (stage1, stage2) "
+        "or the official evaluation log (stage*_generated_text, stage*_pred_option). Items "
+        "without an answer count as wrong; an answer for an unknown item, or a file with "
+        "no answer field, is an error.")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
     p.add_argument("answers", metavar="ANSWERS", nargs="+",
-                   help="answers JSONL; several give a side-by-side table (columns named by "
-                   "file stem)")
+                   help="answers JSONL or official log (JSONL or JSON list); several give a "
+                   "side-by-side table (columns named by file stem)")
     add_shared_options(p, "out", out={"metavar": "REPORT", "help": "write the JSON report"})
     p.add_argument("--json", action="store_true", help="print the JSON report, not a table")
+    p.add_argument("--stage2-conditioning", choices=("none", "predicted", "reference"),
+                   default=None, help="what stage 2 was conditioned on, for rows that do "
+                   "not say (default: the official log's rows are 'predicted', others "
+                   "'unstated')")
     p.set_defaults(func=run_score)
 
 
@@ -92,10 +105,15 @@ def run_score(args: argparse.Namespace) -> int:
     reports, bad = {}, bool(qa.problems)
     print_capped(qa.problems, prefix="foakit score rmsaqa: QA problem: ")
     for path in args.answers:
-        name = Path(path).name.removesuffix(".jsonl")
+        name = Path(path).name.removesuffix(".jsonl").removesuffix(".json")
         if name in reports:
             name = str(path)
-        rep = score_answers(qa, read_answers(path), answers_file=path)
+        rows = read_answers(path)
+        if args.stage2_conditioning:
+            for row in rows:
+                if row["stage2_conditioning"] == "unstated":
+                    row["stage2_conditioning"] = args.stage2_conditioning
+        rep = score_answers(qa, rows, answers_file=path)
         reports[name] = rep
         miss = rep["problems"]["missing"]
         if miss or rep["problems"]["duplicates"]:
@@ -124,10 +142,12 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
         "(declared, mirrored, front-back) from the localization answers. Writes "
         "DIR/flags.jsonl, verdicts.jsonl, summary.json (the 'convention' block), index.md "
         "and figures/.")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON")
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
     add_shared_options(p, "out", out={"required": True})
     p.add_argument("--audio-root", metavar="DIR", default=None,
-                   help="what audio_path is relative to (default: the QA file's folder)")
+                   help="what audio_path is relative to; derived paths are dev_audio/... "
+                   "and train_audio/... (default: the folder holding the QA file or "
+                   "directory)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
     add_shared_options(p, "channel_order", "workers", "no_figures", "max_figures",

@@ -1,103 +1,95 @@
-"""The option letter a model's answer text gives, read in the reference code's order.
+"""The option letter a model's answer text gives, by the benchmark's own rule.
 
-Rules, first match wins (``docs/rmsaqa.md``):
+The rule is the one ``extract_mcq_option`` applies in the official evaluation
+(``rmsaqachallenge/rmsaqa-code``, ``spatial_af3/mcq.py``, commit ``bd0b89d3``; see
+``docs/rmsaqa.md``).  Only the item's option letters count as candidates, in either case
+(a candidate is upper-cased), and whitespace runs are read as one space except where a
+rule needs line breaks.  In order:
 
-1. ``tag``: an ``<answer>X</answer>`` tag (the first one; ``X`` may carry brackets or the
-   option text after it: ``<answer>(B) a dog</answer>``).
-2. ``answer_is``: an "answer is X" phrase: "The answer is (B)", "answer: C",
-   "Final answer - D", "the correct option is A", "correct choice: B".
-3. ``line_start``: a letter opening a line and followed by ``)``, ``.`` or ``:``
-   ("B)", "(B)", "B.", "B:").  When lines open with different letters (the model listed
-   the options) this rule does not decide.
-4. ``lone``: a letter standing alone as a word, when it is the only such letter in the
-   text.  "A" followed by a lower-case word ("A dog barks") is the article, not a
-   candidate, unless the word is a verb of choosing ("A is correct", "A seems right").
+1. ``answer_tag``: the LAST ``<answer>X`` tag whose letter is an option (``X`` may be
+   bracketed and is followed by a space, ``)``, ``.``, ``:``, ``,``, ``;`` or
+   ``</answer>``).
+2. ``regex_match``, answer phrases: every "<final answer>", "final answer", "the answer",
+   "answer", "selected option" or "option" followed by an optional ``>``, an optional
+   "is" / ``:`` / ``-`` and a letter standing as a word, then every "therefore ...
+   answer X" within one sentence; the LAST of that list (phrases first, "therefore"
+   matches after them) is the answer.  The baseline's own target
+   ``<Final answer>: (C) text`` reads as C.
+3. ``regex_match``, line openings: a letter opening the text or a line (after optional
+   white space and ``(``), followed by ``)``, ``.``, ``:`` or the end of the text; the
+   LAST one.
+4. ``regex_match``, lone letters: every ``(X)``, every ``X)`` / ``X.`` and every
+   one-letter word; a letter only when all of them are the same letter ("either A or D"
+   gives nothing).
 
-Letters are upper case (a lower-case "b" counts only as the whole answer, as a tag's whole
-content, or bracketed after "answer is": "answer is (b)"), and only the item's option
-letters are candidates.  Anything else is unparsed (``None``),
-which scores as wrong.
+Otherwise ``no_option_found``; an empty or blank text is ``empty_generation``.  A
+lower-case one-letter word counts, so "answer is a dog" reads as A, as the official rule
+reads it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 
-__all__ = ["RULES", "extract_letter"]
+__all__ = ["STATUSES", "extract_letter"]
 
-#: The rule names, in the order they are tried.
-RULES = ("tag", "answer_is", "line_start", "lone")
+#: The extraction statuses, as the official answer log writes them.
+STATUSES = ("answer_tag", "regex_match", "no_option_found", "empty_generation")
 
-_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.I | re.S)
-_TAG_LETTER = re.compile(r"^[\s*]*([(\[])?\s*([A-Za-z])(?![A-Za-z])")
-_ANSWER_IS = re.compile(  # key words in any case, the letter upper case unless bracketed
-    r"(?i:\banswer|\bcorrect\s+(?:option|choice)|\bbest\s+(?:option|choice)|\bmy\s+choice)"
-    r"\s*(?i:is|would\s+be|should\s+be|:|=|-)\s*(?i:option\s+|choice\s+)?[*\s]*"
-    r"(?:\(([A-Za-z])\)|\[([A-Za-z])\]|([A-Z])(?![A-Za-z]))")
-_LINE_START = re.compile(r"^[ \t*>#-]*\(?([A-Z])(?:\)\s*[.:]?|\s*[.:])(?=\s|$)", re.M)
-_LONE = re.compile(r"(?<![A-Za-z'])\(?([A-Z])\)?(?![A-Za-z'])")
-_ARTICLE_NEXT = re.compile(r"\s+([a-z]+)")
-_CHOOSING = frozenset({"is", "was", "seems", "looks", "fits", "matches", "would", "should",
-                       "best", "correct", "sounds", "appears"})
-
-
-def _ok(letter: str | None, letters: Sequence[str]) -> str | None:
-    return letter if letter is not None and letter in letters else None
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<answer>\s*\(?([a-z])\)?(?:\s|[).:,;]|</answer>)", re.I)
+_PHRASE = re.compile(
+    r"(?:<\s*final\s+answer\s*>|final\s+answer|the\s+answer|answer|selected\s+option|option)"
+    r"\s*>?\s*(?:is|:|-)?\s*\(?([a-z])\)?\b", re.I)
+_THEREFORE = re.compile(r"therefore[^.?!]*?\banswer\s*>?\s*(?:is|:|-)?\s*\(?([a-z])\)?\b",
+                        re.I)
+_LINE = re.compile(r"(?:^|[\n\r])\s*\(?([a-z])\)?\s*(?:[).:]|$)", re.I)  # no MULTILINE
+_BRACKETED = re.compile(r"\(([a-z])\)", re.I)
+_CLOSED = re.compile(r"\b([a-z])\s*[).]", re.I)
+_WORD = re.compile(r"\b([a-z])\b", re.I)
 
 
-def extract_letter(text: str | None, letters: Sequence[str] = ("A", "B", "C", "D")
-                   ) -> tuple[str | None, str | None]:
-    """The option letter an answer text gives, and the rule that read it.
+def _valid(found: Iterable[str], letters: frozenset[str]) -> list[str]:
+    """The candidates that are option letters, upper case, in order."""
+    return [u for u in (x.upper() for x in found) if u in letters]
+
+
+def extract_letter(text: object, letters: Iterable[str] = ("A", "B", "C", "D")
+                   ) -> tuple[str | None, str]:
+    """The option letter an answer text gives, and the extraction status.
 
     Parameters
     ----------
-    text : str or None
-        The answer as the model wrote it.
-    letters : sequence of str
-        The item's option letters (upper case).
+    text : object
+        The answer as the model wrote it (None and non-strings are read as ``str``;
+        None as the empty text).
+    letters : iterable of str
+        The item's option keys (compared stripped and upper-cased).
 
     Returns
     -------
     letter : str or None
-        None when no rule decides (unparsed).
-    rule : str or None
-        One of :data:`RULES` (``"lone"`` also for an answer that is one bare letter).
+        Upper case; None when nothing decides.
+    status : str
+        One of :data:`STATUSES`.
     """
-    if text is None:
-        return None, None
-    s = text.strip()
-    if len(s) <= 3:  # "B", "b", "(B)", "B." -- most answers, so answered first
-        core = s.strip("().[]:* ").upper()
-        if len(core) == 1:
-            got = _ok(core, letters)
-            return got, ("lone" if got else None)
-    m = _TAG.search(s)
-    if m:
-        t = _TAG_LETTER.match(m.group(1))
-        if t and (t.group(1) or t.group(2).isupper() or len(m.group(1).strip("()[]* ")) == 1):
-            return _ok(t.group(2).upper(), letters), "tag"
-        return None, None  # a tag that gives no letter: the model's answer is unreadable
-    m = _ANSWER_IS.search(s)
-    if m:
-        got = _ok((m.group(1) or m.group(2) or m.group(3)).upper(), letters)
-        if got:
-            return got, "answer_is"
-    found = {x for x in _LINE_START.findall(s) if x in letters}
-    if len(found) == 1:
-        return found.pop(), "line_start"
-    if len(found) > 1:
-        return None, None
-    cands = set()
-    for m in _LONE.finditer(s):
-        x = m.group(1)
-        if x not in letters:
-            continue
-        if x == "A" and not m.group(0).startswith("(") and not m.group(0).endswith(")"):
-            nxt = _ARTICLE_NEXT.match(s, m.end())
-            if nxt and nxt.group(1) not in _CHOOSING:
-                continue  # the article "A"
-        cands.add(x)
-    if len(cands) == 1:
-        return cands.pop(), "lone"
-    return None, None
+    valid = frozenset(str(k).strip().upper() for k in letters if str(k).strip())
+    raw = "" if text is None else str(text)
+    flat = _SPACE.sub(" ", raw.strip())
+    if not flat:
+        return None, "empty_generation"
+    tags = _valid(_TAG.findall(flat), valid)
+    if tags:
+        return tags[-1], "answer_tag"
+    phrases = _valid(_PHRASE.findall(flat), valid) + _valid(_THEREFORE.findall(flat), valid)
+    if phrases:
+        return phrases[-1], "regex_match"
+    lines = _valid(_LINE.findall(raw), valid)  # line breaks matter here: the raw text
+    if lines:
+        return lines[-1], "regex_match"
+    lone = (_valid(_BRACKETED.findall(flat), valid) + _valid(_CLOSED.findall(flat), valid)
+            + _valid(_WORD.findall(flat), valid))
+    if lone and len(set(lone)) == 1:
+        return lone[-1], "regex_match"
+    return None, "no_option_found"

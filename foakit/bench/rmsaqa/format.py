@@ -1,19 +1,26 @@
-"""RMS-AQA files: the QA JSON, the audio it names, and answers JSONL.
+"""RMS-AQA files: the QA JSON, the audio it names, and answers.
 
-QA JSON (``docs/rmsaqa.md``): ``{"records": [...]}`` or a bare list.  A record has
-``segment_id``, ``audio_path`` and ``qa_pairs``; a pair has ``stage`` (or ``layer``) 1 or 2,
-``question``, ``options`` {A..D}, ``answer`` (or ``correct_option``) and, at stage 2,
-``category_id`` / ``category_name`` (one is derived from the other when missing);
-``task_id`` is optional.  A record holds one or two *two-stage items*: each stage-1 pair
-with the stage-2 pair that follows it.
+QA (``docs/rmsaqa.md``), in every form the official loader reads
+(``rmsaqachallenge/rmsaqa-code``, ``spatial_af3/dataset.py``, commit ``bd0b89d3``): one
+JSON file ``{"records": [...]}`` (or a bare list), or a directory of per-sample JSON files
+holding one record each (``metadata.json`` skipped).  A record has ``segment_id``,
+``qa_pairs`` and optionally ``audio_path``; without one the path is derived from the
+``segment_id`` (``dev-000001`` -> ``dev_audio/dev-000001.wav``, ``train-...`` ->
+``train_audio/...``), relative to the audio root.  A pair has ``stage`` 1 or 2,
+``question``, ``options`` {A..D} and ``answer`` (the letter; ``correct_option``, when
+given, must agree), or in the legacy form ``layer``, ``answer`` (the option TEXT) and
+``correct_option`` (the letter).  A stage-2 pair carries ``category_id`` and
+``category_name``, which must agree as the official meter (``spatial_af3/metrics.py``)
+checks them.  A record holds one or two *two-stage items*: each stage-1 pair with the
+stage-2 pair that follows it.
 
-Loading never stops at a bad record: every problem (a record that is not an object, a
-missing field, a stage-2 pair without its stage 1, an answer letter not among the options,
-a duplicate ``segment_id`` ...) becomes a :class:`RecordProblem` naming the record, and the
-rest loads.  Only a file that is not JSON, or not a list of records, raises.
+Loading never stops at a bad record: every problem becomes a :class:`RecordProblem`
+naming the file and the record, and the rest loads.  Only a QA path that is not JSON, or
+not a list of records, raises.
 
-Answers JSONL: one line per two-stage item, ``segment_id``, ``item`` (0-based index of the
-two-stage item in its record), ``stage1``, ``stage2`` (each a letter or a model's raw text).
+Answers (:func:`read_answers`): JSON Lines or a JSON list, one row per two-stage item:
+foakit's ``segment_id``, ``item``, ``stage1``, ``stage2``, or the official evaluation log
+(``stage1_generated_text`` / ``stage2_generated_text``, else ``stage*_pred_option``).
 """
 
 from __future__ import annotations
@@ -21,9 +28,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...errors import FormatError
@@ -37,9 +44,14 @@ __all__ = [
     "Item",
     "RecordProblem",
     "QASet",
+    "SPLIT_AUDIO",
+    "derived_audio_path",
+    "sample_files",
     "load_qa",
     "audio_file",
     "check_audio",
+    "ANSWER_FIELDS",
+    "CONDITIONING",
     "read_answers",
     "write_answers",
 ]
@@ -75,8 +87,9 @@ class Pair:
     question : str
     options : dict
         Letter -> option text, in letter order.
-    answer : str
-        The reference letter (one of ``options``).
+    answer : str or None
+        The reference letter (one of ``options``); None when the set was loaded without
+        labels (``load_qa(..., labels=False)``).
     category_id : int or None
         Stage 2: 1-6 (None at stage 1, or when the record gives no category).
     category_name : str
@@ -88,7 +101,7 @@ class Pair:
     stage: int
     question: str
     options: dict
-    answer: str
+    answer: str | None
     category_id: int | None = None
     category_name: str = ""
     task_id: str = ""
@@ -104,10 +117,12 @@ class Item:
     index : int
         0-based index of the item within its record (the answers' ``item``).
     audio_path : str
-        As the record gives it (relative to the audio root).
+        As the record gives it, or derived from ``segment_id`` (relative to the audio
+        root); "" when neither gives one.
     stage1, stage2 : Pair
     record : int
-        0-based position of the record in the file.
+        0-based position of the record in the QA set (file order; per-sample files in
+        name order).
     """
 
     segment_id: str
@@ -134,38 +149,44 @@ class Item:
 
 @dataclass(frozen=True)
 class RecordProblem:
-    """A problem with one record (the rest of the file still loads).
+    """A problem with one record (the rest of the set still loads).
 
     Attributes
     ----------
-    record : int
-        0-based position of the record in the file.
+    record : int or None
+        0-based position of the record in the QA set; None for a per-sample file that
+        holds no readable record.
     segment_id : str or None
         The record's id when it has one.
     problem : str
         One line.
     dropped : bool
         True when the problem cost items (the record or pairs were not loaded).
+    file : str
+        The JSON file the record is in.
     """
 
-    record: int
+    record: int | None
     segment_id: str | None
     problem: str
     dropped: bool = True
+    file: str = ""
 
     def __str__(self) -> str:
-        who = f"record {self.record}" + (f" ({self.segment_id!r})" if self.segment_id else "")
-        return f"{who}: {self.problem}" + ("" if self.dropped else " (kept)")
+        who = "file" if self.record is None else f"record {self.record}"
+        who += f" ({self.segment_id!r})" if self.segment_id else ""
+        where = f" in {self.file}" if self.file else ""
+        return f"{who}{where}: {self.problem}" + ("" if self.dropped else " (kept)")
 
 
 @dataclass
 class QASet:
-    """The two-stage items of an RMS-AQA QA file.
+    """The two-stage items of an RMS-AQA QA file or per-sample directory.
 
     Attributes
     ----------
     path : Path
-        The QA file.
+        The QA file or directory.
     audio_root : Path
         What ``audio_path`` is relative to.
     items : list of Item
@@ -173,7 +194,9 @@ class QASet:
     problems : list of RecordProblem
         Everything that did not load cleanly, per record.
     n_records : int
-        Records in the file (loaded or not).
+        Records in the set (loaded or not).
+    labels : bool
+        False when the answer fields were not read (every ``Pair.answer`` is None).
     """
 
     path: Path
@@ -181,6 +204,7 @@ class QASet:
     items: list[Item]
     problems: list[RecordProblem] = field(default_factory=list)
     n_records: int = 0
+    labels: bool = True
 
     def __len__(self) -> int:
         return len(self.items)
@@ -194,6 +218,8 @@ class QASet:
 
 
 _PLAIN = {chr(c): chr(c) for c in range(65, 91)} | {chr(c): chr(c - 32) for c in range(97, 123)}
+#: The folder each split's audio lies in, by ``segment_id`` prefix (``dataset.py``).
+SPLIT_AUDIO = {"dev-": "dev_audio", "train-": "train_audio"}
 
 
 def _letter(value: Any) -> str | None:
@@ -229,31 +255,84 @@ def _options(raw: Any) -> dict | str:
     return out if keys == sorted(keys) else dict(sorted(out.items()))
 
 
-def _category(row: Mapping) -> tuple[int | None, str, str | None]:
-    """(id, name, problem) of a stage-2 pair; id and name derived from each other."""
-    cid, name = row.get("category_id"), row.get("category_name")
+def _category(row: Mapping) -> tuple[int | None, str, str | None, bool]:
+    """(id, name, problem, dropped) of a stage-2 pair, checked as ``metrics.py`` checks.
+
+    The official meter needs an integer id 1-6 and exactly its name.  A name that
+    contradicts the id drops the pair (the official meter refuses it and foakit cannot
+    tell which is right); a missing id or name, or a name in another spelling of the same
+    category, is derived and kept with a problem.
+    """
+    cid, raw_name = row.get("category_id"), row.get("category_name")
     if isinstance(cid, str) and cid.strip().isdigit():
         cid = int(cid)
     if cid is not None and not (isinstance(cid, int) and not isinstance(cid, bool)):
-        return None, "", f"category_id {cid!r} is not an integer"
-    name = name.strip() if isinstance(name, str) else None
+        return None, "", f"category_id {cid!r} is not an integer", False
+    name = raw_name.strip() if isinstance(raw_name, str) else None
     if cid is None and not name:
-        return None, "", "stage-2 pair has neither category_id nor category_name"
+        return None, "", "stage-2 pair has neither category_id nor category_name", False
     if cid is None:
         got = CATEGORY_IDS.get(name.lower())
         if got is None:
-            return None, name, f"unknown category_name {name!r}"
-        return got, CATEGORIES[got], None
+            return None, name, f"unknown category_name {name!r}", False
+        return got, CATEGORIES[got], (f"no category_id (the official meter needs one); "
+                                      f"{got} from category_name {name!r}"), False
     if cid not in CATEGORIES:
-        return cid, name or "", f"unknown category_id {cid}"
-    if name and CATEGORY_IDS.get(name.lower()) not in (None, cid):
-        return cid, CATEGORIES[cid], (f"category_name {name!r} disagrees with category_id "
-                                      f"{cid}; the id is used")
-    return cid, CATEGORIES[cid], None
+        return cid, name or "", f"unknown category_id {cid}", False
+    official = CATEGORIES[cid]
+    if not name:
+        return cid, official, (f"no category_name (the official meter needs one); "
+                               f"{official!r} from category_id {cid}"), False
+    if CATEGORY_IDS.get(name.lower()) not in (None, cid) or name.lower() not in CATEGORY_IDS:
+        return cid, official, (f"category_name {raw_name!r} does not match category_id "
+                               f"{cid} ({official!r})"), True
+    if raw_name != official:
+        return cid, official, (f"category_name {raw_name!r} is not spelled as the official "
+                               f"meter requires ({official!r})"), False
+    return cid, official, None, False
 
 
-def _pair(row: Any, where: str) -> tuple[Pair, str | None] | str:
-    """The pair and its category problem (kept), or the problem that drops it."""
+def _reference(row: Mapping, options: Mapping[str, str], where: str) -> str:
+    """The reference letter of a pair, or raises ValueError with the problem.
+
+    ``stage`` form: ``answer`` is the letter (``correct_option``, when given, agrees).
+    Legacy (``layer``) form: ``correct_option`` is the letter and ``answer`` the option
+    text; without ``correct_option`` an answer that is exactly one option's text, or a
+    letter, is read.
+    """
+    answer, correct = row.get("answer"), row.get("correct_option")
+    if "stage" in row:
+        raw = answer if answer is not None else correct
+        letter = _letter(raw)
+        if letter is None or letter not in options:
+            raise ValueError(f"{where}: answer {raw!r} is not among the options "
+                             f"{', '.join(options)}")
+        if answer is not None and correct is not None and _letter(correct) != letter:
+            raise ValueError(f"{where}: answer {answer!r} conflicts with correct_option "
+                             f"{correct!r}")
+        return letter
+    if correct is not None:
+        letter = _letter(correct)
+        if letter is None or letter not in options:
+            raise ValueError(f"{where}: correct_option {correct!r} is not among the options "
+                             f"{', '.join(options)}")
+        return letter
+    if isinstance(answer, str):
+        same = [k for k, v in options.items() if v.strip() == answer.strip()]
+        if len(same) == 1:
+            return same[0]
+        letter = _letter(answer)
+        if letter is not None and letter in options:
+            return letter
+    raise ValueError(f"{where}: legacy pair without correct_option, and answer {answer!r} "
+                     f"is neither an option's text nor one of the letters "
+                     f"{', '.join(options)}")
+
+
+def _pair(row: Any, where: str, labels: bool
+          ) -> tuple[Pair, str | None, bool] | str:
+    """The pair with its category problem and whether it drops the pair, or the problem
+    that drops it."""
     if not isinstance(row, dict):
         return f"{where} is not an object"
     stage = row.get("stage", row.get("layer"))
@@ -267,21 +346,22 @@ def _pair(row: Any, where: str) -> tuple[Pair, str | None] | str:
     options = _options(row.get("options"))
     if isinstance(options, str):
         return f"{where}: {options}"
-    raw_answer = row.get("answer", row.get("correct_option"))
-    letter = _letter(raw_answer)
-    if letter is None or letter not in options:
-        return (f"{where}: answer {raw_answer!r} is not among the options "
-                f"{', '.join(options)}")
+    letter = None
+    if labels:
+        try:
+            letter = _reference(row, options, where)
+        except ValueError as exc:
+            return str(exc)
     task = row.get("task_id")
-    cid, name, problem = None, "", None
+    cid, name, problem, drop = None, "", None, False
     if stage == 2:
-        cid, name, problem = _category(row)
+        cid, name, problem, drop = _category(row)
     return Pair(stage=stage, question=question, options=options, answer=letter,
                 category_id=cid, category_name=name,
-                task_id="" if task is None else str(task)), problem
+                task_id="" if task is None else str(task)), problem, drop
 
 
-def _records(path: Path) -> list:
+def _payload(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -289,10 +369,14 @@ def _records(path: Path) -> list:
     except OSError as exc:
         raise FormatError(path, f"cannot read ({exc.strerror or exc})") from None
     try:
-        payload = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(path, f"bad JSON: {exc.msg} (column {exc.colno})",
                           line=exc.lineno) from None
+
+
+def _records(path: Path) -> list:
+    payload = _payload(path)
     if isinstance(payload, dict):
         if "records" not in payload:
             raise FormatError(path, "a JSON object needs a 'records' list")
@@ -302,15 +386,72 @@ def _records(path: Path) -> list:
     return payload
 
 
-def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = None) -> QASet:
-    """Read an RMS-AQA QA file; bad records are reported, not fatal.
+def sample_files(path: str | os.PathLike) -> list[Path]:
+    """The per-sample JSON files of a QA directory, in name order (``metadata.json``, in
+    any case, skipped; symlinks followed).
+
+    Raises
+    ------
+    FormatError
+        The directory holds no such file.
+    """
+    d = Path(path)
+    files = sorted(f for f in d.glob("*.json")
+                   if f.name.casefold() != "metadata.json" and f.is_file())
+    if not files:
+        raise FormatError(d, "the QA directory holds no per-sample *.json file")
+    return files
+
+
+def _sources(p: Path) -> Iterator[tuple[Path, list | None, str | None]]:
+    """(file, records, problem) per JSON file of a QA file or directory."""
+    if not p.is_dir():
+        yield p, _records(p), None
+        return
+    for f in sample_files(p):
+        try:
+            payload = _payload(f)
+        except FormatError as exc:
+            yield f, None, exc.args[-1] if exc.args else str(exc)
+            continue
+        recs = payload.get("records") if isinstance(payload, dict) else None
+        if not isinstance(recs, list):
+            yield f, None, "a per-sample file needs {'records': [one record]}"
+        elif len(recs) != 1:
+            yield f, None, f"a per-sample file holds exactly one record, not {len(recs)}"
+        else:
+            yield f, recs, None
+
+
+def derived_audio_path(segment_id: str) -> str:
+    """The ``audio_path`` the official loader derives from a ``segment_id``.
+
+    ``dev-000001`` or ``dev-000001.json`` -> ``dev_audio/dev-000001.wav``; ``train-...``
+    -> ``train_audio/...``; any other id -> "" (no audio).
+    """
+    for prefix, folder in SPLIT_AUDIO.items():
+        if segment_id.startswith(prefix):
+            # the id starts with the prefix, so its last component is never empty
+            return f"{folder}/{PurePosixPath(segment_id).with_suffix('.wav').name}"
+    return ""
+
+
+def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = None,
+            labels: bool = True) -> QASet:
+    """Read an RMS-AQA QA file or per-sample directory; bad records are reported, not
+    fatal.
 
     Parameters
     ----------
     path : str or PathLike
-        The QA JSON.
+        The QA JSON, or a directory of per-sample JSON files (one record each).
     audio_root : str or PathLike, optional
-        What ``audio_path`` is relative to; default the QA file's folder.
+        What ``audio_path`` is relative to; default the folder holding the QA file or
+        directory (where the official release keeps ``dev_audio/`` and
+        ``train_audio/``).
+    labels : bool
+        False: the answer fields (``answer``, ``correct_option``) are not read at all, so
+        whatever they hold cannot reach the caller (blind baselines load this way).
 
     Returns
     -------
@@ -322,76 +463,97 @@ def load_qa(path: str | os.PathLike, *, audio_root: str | os.PathLike | None = N
     Raises
     ------
     FormatError
-        The file cannot be read, is not JSON, or is not a list of records.
+        The path does not exist; a QA file cannot be read, is not JSON, or is not a list
+        of records; a directory holds no per-sample JSON file.
     """
     p = Path(path)
-    if not p.is_file():
-        raise FormatError(p, "no such QA file")
+    if not p.exists():
+        raise FormatError(p, "no such QA file or directory")
     root = Path(audio_root) if audio_root is not None else p.parent
-    rows = _records(p)
     items: list[Item] = []
     problems: list[RecordProblem] = []
     first_of: dict[str, int] = {}
-    for ri, row in enumerate(rows):
-        def bad(msg: str, sid: str | None = None, dropped: bool = True, _ri=ri) -> None:
-            problems.append(RecordProblem(_ri, sid, msg, dropped))
+    ri = -1
+    for f, rows, trouble in _sources(p):
+        fname = f.name if p.is_dir() else str(f)
+        if rows is None:
+            problems.append(RecordProblem(None, None, str(trouble), True, fname))
+            continue
+        for row in rows:
+            ri += 1
 
-        if not isinstance(row, dict):
-            bad(f"not an object ({type(row).__name__})")
-            continue
-        sid = row.get("segment_id")
-        if sid is None or (isinstance(sid, str) and not sid.strip()):
-            bad("no segment_id")
-            continue
-        sid = str(sid)
-        if sid in first_of:
-            bad(f"duplicate segment_id (first in record {first_of[sid]}); record dropped",
-                sid)
-            continue
-        first_of[sid] = ri
-        audio = row.get("audio_path")
-        if not isinstance(audio, str) or not audio.strip():
-            bad("no audio_path", sid)
-            continue
-        pairs = row.get("qa_pairs")
-        if not isinstance(pairs, list) or not pairs:
-            bad("qa_pairs must be a non-empty list", sid)
-            continue
-        pending: Pair | object | None = None
-        n_items = 0
-        for pi, raw in enumerate(pairs):
-            got = _pair(raw, f"qa_pairs[{pi}]")
-            if isinstance(got, str):
-                bad(got, sid)
-                stage = raw.get("stage", raw.get("layer")) if isinstance(raw, dict) else None
-                # a broken stage 1 takes its stage 2 with it; a broken stage 2 its stage 1
-                pending = _BROKEN if str(stage) == "1" else None
+            def bad(msg: str, sid: str | None = None, dropped: bool = True, _ri=ri,
+                    _f=fname) -> None:
+                problems.append(RecordProblem(_ri, sid, msg, dropped, _f))
+
+            if not isinstance(row, dict):
+                bad(f"not an object ({type(row).__name__})")
                 continue
-            got, cat_problem = got
-            if got.stage == 1:
-                if isinstance(pending, Pair):
-                    bad(f"qa_pairs[{pi}]: a stage-1 pair follows a stage-1 pair; the "
-                        "earlier one has no stage 2", sid)
-                pending = got
+            sid = row.get("segment_id")
+            if sid is None or (isinstance(sid, str) and not sid.strip()):
+                bad("no segment_id")
                 continue
-            if pending is _BROKEN:
-                bad(f"qa_pairs[{pi}]: stage-2 pair dropped with its malformed stage 1", sid)
-                pending = None
+            sid = str(sid)
+            if sid in first_of:
+                bad(f"duplicate segment_id (first in record {first_of[sid]}); record "
+                    "dropped", sid)
                 continue
-            if pending is None:
-                bad(f"qa_pairs[{pi}]: stage-2 pair without its stage 1", sid)
+            first_of[sid] = ri
+            audio = row.get("audio_path")
+            if audio is not None and not isinstance(audio, str):
+                bad(f"audio_path {audio!r} is not a string", sid)
                 continue
-            if cat_problem:
-                bad(f"qa_pairs[{pi}]: {cat_problem}", sid, dropped=False)
-            items.append(Item(sid, n_items, audio, pending, got, ri))
-            n_items += 1
+            audio = (audio or "").strip() or derived_audio_path(sid)
+            pairs = row.get("qa_pairs")
+            if not isinstance(pairs, list) or not pairs:
+                bad("qa_pairs must be a non-empty list", sid)
+                continue
+            n_items = _items(sid, ri, audio, pairs, labels, items, bad)
+            if n_items > 2:
+                bad(f"{n_items} two-stage items (RMS-AQA records hold one or two)", sid,
+                    dropped=False)
+    return QASet(path=p, audio_root=root, items=items, problems=problems,
+                 n_records=ri + 1, labels=labels)
+
+
+def _items(sid: str, ri: int, audio: str, pairs: list, labels: bool, items: list[Item],
+           bad: Callable[..., None]) -> int:
+    """Append a record's two-stage items to ``items``; the number appended."""
+    pending: Pair | object | None = None
+    n_items = 0
+    for pi, raw in enumerate(pairs):
+        got = _pair(raw, f"qa_pairs[{pi}]", labels)
+        if isinstance(got, str):
+            bad(got, sid)
+            stage = raw.get("stage", raw.get("layer")) if isinstance(raw, dict) else None
+            # a broken stage 1 takes its stage 2 with it; a broken stage 2 its stage 1
+            pending = _BROKEN if str(stage) == "1" else None
+            continue
+        got, cat_problem, cat_drop = got
+        if got.stage == 1:
+            if isinstance(pending, Pair):
+                bad(f"qa_pairs[{pi}]: a stage-1 pair follows a stage-1 pair; the "
+                    "earlier one has no stage 2", sid)
+            pending = got
+            continue
+        if pending is _BROKEN:
+            bad(f"qa_pairs[{pi}]: stage-2 pair dropped with its malformed stage 1", sid)
             pending = None
-        if isinstance(pending, Pair):
-            bad("the last stage-1 pair has no stage 2", sid)
-        if n_items > 2:
-            bad(f"{n_items} two-stage items (RMS-AQA records hold one or two)", sid,
-                dropped=False)
-    return QASet(path=p, audio_root=root, items=items, problems=problems, n_records=len(rows))
+            continue
+        if pending is None:
+            bad(f"qa_pairs[{pi}]: stage-2 pair without its stage 1", sid)
+            continue
+        if cat_problem:
+            bad(f"qa_pairs[{pi}]: {cat_problem}", sid, dropped=cat_drop)
+        if cat_drop:
+            pending = None
+            continue
+        items.append(Item(sid, n_items, audio, pending, got, ri))
+        n_items += 1
+        pending = None
+    if isinstance(pending, Pair):
+        bad("the last stage-1 pair has no stage 2", sid)
+    return n_items
 
 
 def audio_file(qa: QASet, item: Item) -> Path:
@@ -446,20 +608,62 @@ def check_audio(qa: QASet) -> tuple[dict[str, Path], dict[str, str]]:
     return ok, problems
 
 
+#: Where a row's answer to each stage is read, in order: foakit's field, the official
+#: log's generated text, the official log's extracted letter (``evaluation.py``).
+ANSWER_FIELDS = {1: ("stage1", "stage1_generated_text", "stage1_pred_option"),
+                 2: ("stage2", "stage2_generated_text", "stage2_pred_option")}
+#: How stage 2 was conditioned: on nothing, the predicted or the reference stage-1 answer.
+CONDITIONING = ("none", "predicted", "reference")
+_OFFICIAL_LOG = ("stage1_generated_text", "stage2_generated_text", "stage1_pred_option",
+                 "stage2_pred_option")
+
+
+def _answer_rows(p: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """(line, row) of a JSON list (the official ``predictions.json``) or JSON Lines."""
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FormatError(p, f"bad JSON: {exc.msg} (column {exc.colno})",
+                              line=exc.lineno) from None
+        yield from ((i, r) for i, r in enumerate(rows, start=1))
+        return
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(p, f"bad JSON: {exc.msg} (column {exc.colno})",
+                              line=lineno) from None
+
+
 def read_answers(path: str | os.PathLike) -> list[dict]:
-    """Read an answers JSONL.
+    """Read an answers file: foakit's JSONL or the official evaluation log.
+
+    Each stage's answer is the first of :data:`ANSWER_FIELDS` the row holds: foakit's
+    ``stage1`` / ``stage2``, else the official log's ``stage*_generated_text`` (the
+    model's text), else its ``stage*_pred_option`` (the letter the official extraction
+    read, with its ``stage*_extract_status``).  The official log's form is JSON Lines
+    (``answers_log.jsonl``) or a JSON list (``predictions.json``).
 
     Returns
     -------
     list of dict
-        ``segment_id`` (str), ``item`` (int), ``stage1``, ``stage2`` (str or None) and
-        ``_line`` (1-based), one per non-blank line, in order.
+        ``segment_id`` (str), ``item`` (int), ``stage1``, ``stage2`` (str or None),
+        ``field1`` / ``field2`` (the field each was read from, or None),
+        ``status1`` / ``status2`` (the log's extraction status where the answer is its
+        extracted letter, else None), ``stage2_conditioning`` (one of
+        :data:`CONDITIONING`, or ``"unstated"``) and ``_line`` (1-based line, or
+        position in a list), one per row, in order.
 
     Raises
     ------
     FormatError
-        Unreadable file, a line that is not a JSON object, a line without
-        ``segment_id`` or with an ``item`` that is not a non-negative integer.
+        Unreadable file, a row that is not a JSON object, a row without ``segment_id``,
+        an ``item`` that is not a non-negative integer, an unknown
+        ``stage2_conditioning``, or a file in which no row holds any answer field (the
+        message names the fields it found).
     """
     p = Path(path)
     if not p.is_file():
@@ -468,30 +672,44 @@ def read_answers(path: str | os.PathLike) -> list[dict]:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError(p, f"cannot read ({exc})") from None
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(p, f"bad JSON: {exc.msg} (column {exc.colno})",
-                              line=lineno) from None
+    rows: list[dict] = []
+    seen: set[str] = set()
+    any_answer = False
+    for lineno, row in _answer_rows(p, text):
         if not isinstance(row, dict):
             raise FormatError(p, f"expected a JSON object, got {type(row).__name__}",
                               line=lineno)
+        seen.update(map(str, row))
         if row.get("segment_id") in (None, ""):
-            raise FormatError(p, "answer line lacks segment_id", line=lineno)
+            raise FormatError(p, "answer row lacks segment_id", line=lineno)
         idx = row.get("item", 0)
         if isinstance(idx, str) and idx.strip().isdigit():
             idx = int(idx)
         if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
             raise FormatError(p, f"item {idx!r} must be a non-negative integer", line=lineno)
-        out = {"segment_id": str(row["segment_id"]), "item": idx, "_line": lineno}
-        for stage in ("stage1", "stage2"):
-            v = row.get(stage)
-            out[stage] = None if v is None else (v if isinstance(v, str) else str(v))
+        cond = row.get("stage2_conditioning")
+        if cond is None:
+            cond = "predicted" if any(k in row for k in _OFFICIAL_LOG) else "unstated"
+        elif cond not in CONDITIONING:
+            raise FormatError(p, f"stage2_conditioning {cond!r} must be one of "
+                              f"{', '.join(CONDITIONING)}", line=lineno)
+        out = {"segment_id": str(row["segment_id"]), "item": idx,
+               "stage2_conditioning": cond, "_line": lineno}
+        for stage, names in ANSWER_FIELDS.items():
+            name = next((k for k in names if k in row), None)
+            v = row.get(name) if name else None
+            any_answer |= name is not None
+            status = row.get(f"stage{stage}_extract_status") \
+                if name and name.endswith("_pred_option") else None
+            out[f"stage{stage}"] = None if v is None else (v if isinstance(v, str) else str(v))
+            out[f"field{stage}"] = name
+            out[f"status{stage}"] = status if isinstance(status, str) else None
         rows.append(out)
+    if rows and not any_answer:
+        found = ", ".join(sorted(seen)[:20]) + (" ..." if len(seen) > 20 else "")
+        want = ", ".join(k for names in ANSWER_FIELDS.values() for k in names)
+        raise FormatError(p, f"no row holds an answer field ({want}); the rows hold: "
+                          f"{found}")
     return rows
 
 

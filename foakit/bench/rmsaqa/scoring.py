@@ -1,26 +1,32 @@
 """RMS-AQA scoring: A_S1, A_S2 and the grounded A_GS2, overall and per category.
 
-For N two-stage items (``docs/rmsaqa.md``):
+As the official meter computes them (``rmsaqachallenge/rmsaqa-code``,
+``spatial_af3/metrics.py`` and ``evaluation.py``, commit ``bd0b89d3``; ``docs/rmsaqa.md``),
+for N two-stage items:
 
 * ``A_S1`` = stage-1 correct / N
 * ``A_S2`` = stage-2 correct / N
 * ``A_GS2`` = items with **both** stages correct / N
 
-each overall and per stage-2 category, with ``n`` and the parse rates (the share of
-answers from which :func:`~foakit.bench.rmsaqa.extract.extract_letter` read a letter).
-An item without an answer line counts as wrong at both stages and is listed; an answer
-for an item the QA file does not hold is an error naming it (the scorer would otherwise
-silently score a different benchmark copy).
+each overall and per stage-2 category.  The option letter of each answer is read by the
+official rule (:func:`~foakit.bench.rmsaqa.extract.extract_letter`) and its status
+(``answer_tag``, ``regex_match``, ``no_option_found``, ``empty_generation``) is reported
+per answer and counted per stage.  An item without an answer row counts as wrong at both
+stages and is listed (status ``missing``); an answer for an item the QA set does not hold
+is an error naming it (the scorer would otherwise silently score a different benchmark
+copy).  How stage 2 was conditioned (on nothing, the predicted or the reference stage-1
+answer) is carried from each row into the report.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...errors import FormatError
-from .extract import RULES, extract_letter
+from ...errors import FormatError, ParameterError
+from .extract import STATUSES, extract_letter
 from .format import CATEGORIES, QASet
 
 __all__ = ["METRICS", "score_answers", "format_report", "format_comparison"]
@@ -31,11 +37,22 @@ METRICS = ("A_S1", "A_S2", "A_GS2", "parse_S1", "parse_S2")
 
 def _block(n: int, c1: int, c2: int, cg: int, p1: int, p2: int) -> dict:
     def rate(k: int) -> float | None:
-        return round(k / n, 6) if n else None
+        return k / n if n else None
 
     return {"n": n, "A_S1": rate(c1), "A_S2": rate(c2), "A_GS2": rate(cg),
             "parse_S1": rate(p1), "parse_S2": rate(p2),
             "correct_S1": c1, "correct_S2": c2, "correct_GS2": cg}
+
+
+def _read(row: Mapping[str, Any], stage: int, options: Mapping[str, str]
+          ) -> tuple[str | None, str]:
+    """The letter and status of one stage's answer in a row."""
+    status = row.get(f"status{stage}")
+    if status in STATUSES:  # the official log's own extraction of its own letter
+        v = row.get(f"stage{stage}")
+        letter = v.strip().upper() if isinstance(v, str) else None
+        return (letter if letter in options else None), status
+    return extract_letter(row.get(f"stage{stage}"), options)
 
 
 def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
@@ -45,9 +62,10 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
     Parameters
     ----------
     qa : QASet
-        From :func:`~foakit.bench.rmsaqa.format.load_qa`.
+        From :func:`~foakit.bench.rmsaqa.format.load_qa` (with labels).
     rows : sequence of mapping
-        ``segment_id``, ``item``, ``stage1``, ``stage2`` (as
+        ``segment_id``, ``item``, ``stage1``, ``stage2`` and optionally
+        ``stage2_conditioning``, ``status1`` / ``status2`` (as
         :func:`~foakit.bench.rmsaqa.format.read_answers` returns them; ``_line`` is used
         in messages when present).
     answers_file : str or PathLike
@@ -57,18 +75,26 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
     -------
     dict
         ``overall`` and ``by_category`` (category name -> block), each block with ``n``,
-        ``A_S1``, ``A_S2``, ``A_GS2``, ``parse_S1``, ``parse_S2`` (rates in 0-1) and the
-        correct counts; ``rules`` (how many answers each extraction rule read, per
-        stage); ``problems``: ``missing`` (items without an answer, as
-        ``"segment_id#item"``), ``duplicates`` (the later lines, ignored), ``unparsed``
-        (counts per stage) and ``qa_problems`` (the QA file's record problems).
+        ``A_S1``, ``A_S2``, ``A_GS2``, ``parse_S1``, ``parse_S2`` (unrounded rates in 0-1,
+        None for an empty category) and the correct counts; ``extract_status`` (per
+        stage, how many answers had each status); ``stage2_conditioning`` (how many rows
+        said each conditioning); ``answers`` (per item: the letter and status read at
+        each stage, whether each is correct, the conditioning); ``problems``:
+        ``missing`` (items without an answer, as ``"segment_id#item"``), ``duplicates``
+        (the later rows, ignored), ``unparsed`` (answers without a letter, per stage)
+        and ``qa_problems`` (the QA set's record problems).
 
     Raises
     ------
     FormatError
         An answer names an item that is not in the QA set (the message names it and the
         line).
+    ParameterError
+        The QA set was loaded without labels.
     """
+    if not qa.labels:
+        raise ParameterError(f"the QA set {qa.path} was loaded with labels=False; scoring "
+                             "needs its answers")
     items = qa.items
     index = {it.key: i for i, it in enumerate(items)}
     got: list[Mapping[str, Any] | None] = [None] * len(items)
@@ -85,46 +111,57 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
         got[i] = row
     cats = {name: [0, 0, 0, 0, 0, 0] for name in CATEGORIES.values()}
     total = [0, 0, 0, 0, 0, 0]
-    rules = {"S1": dict.fromkeys(RULES, 0), "S2": dict.fromkeys(RULES, 0)}
-    missing = []
+    status = {"S1": Counter(dict.fromkeys(STATUSES, 0)),
+              "S2": Counter(dict.fromkeys(STATUSES, 0))}
+    conditioning: Counter = Counter()
+    missing, per_item = [], []
     for it, row in zip(items, got, strict=True):
         acc = cats.setdefault(it.category, [0, 0, 0, 0, 0, 0])
-        ok1 = ok2 = False
-        p1 = p2 = False
+        l1 = l2 = None
+        s1 = s2 = cond = "missing"
         if row is None:
             missing.append(f"{it.segment_id}#{it.index}")
         else:
-            l1, r1 = extract_letter(row.get("stage1"), tuple(it.stage1.options))
-            l2, r2 = extract_letter(row.get("stage2"), tuple(it.stage2.options))
-            p1, p2 = l1 is not None, l2 is not None
-            ok1, ok2 = l1 == it.stage1.answer, l2 == it.stage2.answer
-            if r1:
-                rules["S1"][r1] += 1
-            if r2:
-                rules["S2"][r2] += 1
+            l1, s1 = _read(row, 1, it.stage1.options)
+            l2, s2 = _read(row, 2, it.stage2.options)
+            status["S1"][s1] += 1
+            status["S2"][s2] += 1
+            cond = str(row.get("stage2_conditioning") or "unstated")
+            conditioning[cond] += 1
+        ok1, ok2 = l1 is not None and l1 == it.stage1.answer, \
+            l2 is not None and l2 == it.stage2.answer
+        per_item.append({"segment_id": it.segment_id, "item": it.index,
+                         "category": it.category, "stage1_option": l1,
+                         "stage1_status": s1, "stage1_correct": ok1, "stage2_option": l2,
+                         "stage2_status": s2, "stage2_correct": ok2,
+                         "grounded_stage2_correct": ok1 and ok2,
+                         "stage2_conditioning": cond})
         for a in (acc, total):
             a[0] += 1
             a[1] += ok1
             a[2] += ok2
             a[3] += ok1 and ok2
-            a[4] += p1
-            a[5] += p2
+            a[4] += l1 is not None
+            a[5] += l2 is not None
     n_ans = len(items) - len(missing)
     return {
         "qa_file": str(qa.path),
         "answers_file": str(answers_file),
         "overall": _block(*total),
         "by_category": {name: _block(*a) for name, a in cats.items()},
-        "rules": rules,
+        "extract_status": {k: dict(v) for k, v in status.items()},
+        "stage2_conditioning": dict(conditioning),
+        "answers": per_item,
         "problems": {
             "missing": missing,
             "duplicates": duplicates,
-            "unparsed": {"S1": n_ans - sum(rules["S1"].values()),
-                         "S2": n_ans - sum(rules["S2"].values())},
+            "unparsed": {"S1": n_ans - total[4],
+                         "S2": n_ans - total[5]},
             "qa_problems": [str(p) for p in qa.problems],
         },
-        "metric": "A_GS2 = both stages correct / N; A_S1, A_S2 per stage; an item with no "
-                  "answer or an unparsed answer counts as wrong",
+        "metric": "A_GS2 = both stages correct / N; A_S1, A_S2 per stage (the official "
+                  "metrics.py); letters by the official extract_mcq_option rule; an item "
+                  "with no answer or no letter counts as wrong",
     }
 
 
@@ -148,6 +185,12 @@ def format_report(report: Mapping) -> str:
     lines.append(f"missing answers: {len(p['missing'])}; unparsed: stage 1 "
                  f"{p['unparsed']['S1']}, stage 2 {p['unparsed']['S2']}; duplicates ignored: "
                  f"{len(p['duplicates'])}")
+    for stage in ("S1", "S2"):
+        counts = report["extract_status"][stage]
+        lines.append(f"extraction {stage}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    cond = report.get("stage2_conditioning") or {}
+    lines.append("stage 2 conditioned on: " + (", ".join(
+        f"{k} {v}" for k, v in sorted(cond.items())) or "-"))
     return "\n".join(lines)
 
 
