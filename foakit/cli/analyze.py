@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     keep_freed_memory()  # this process is ours (workers=1 analyses in it)
     with open_dask(args, "foakit analyze") as cluster:
         summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
+                                 normalisation=args.normalisation,
                                  workers=args.workers, progress=not args.no_progress,
                                  backend=args.backend, retry_errors=args.retry_errors,
                                  batch_size=args.batch_size, dask=cluster,

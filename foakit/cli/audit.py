@@ -53,6 +53,10 @@ def report_audit(args: argparse.Namespace, result) -> int:
           f"{c['unverifiable']} unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}; "
           f"{len(result.failures)} file(s) failed -> {paths['index']}", file=sys.stderr)
+    if (nv := conv.get("normalisation")) is not None:
+        print(f"  normalisation: {nv['supported']}"
+              f"{' (MISMATCH)' if nv.get('mismatch') else ''}: {nv['evidence']}",
+              file=sys.stderr)
     ck = result.checkpoints
     failed = f" ({ck['failed']} of them failed)" if ck.get("failed") else ""
     print(f"  clips: {ck['analysed']} analysed{failed}, {ck['loaded']} already done (read "

@@ -8,14 +8,23 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 
-from ..conventions import CHANNEL_ORDERS
+from ..conventions import CHANNEL_ORDERS, NORMALISATIONS
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
     """Options shared by every command that reads a corpus."""
     p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
                    help="channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)")
+    add_normalisation(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_normalisation(p: argparse.ArgumentParser, *, prefix: str = "") -> None:
+    """``--normalisation {sn3d,n3d,fuma}``, declared beside ``--channel-order``."""
+    p.add_argument("--normalisation", choices=NORMALISATIONS, default=None,
+                   help=f"{prefix}normalisation of 4-channel files, converted to SN3D when "
+                   "read: sn3d, n3d (dipoles sqrt(3) x SN3D) or fuma (W at -3 dB) "
+                   "(default: the channel order's own, sn3d for ambix, fuma for fuma)")
 
 
 def require_counts(args: argparse.Namespace, prog: str) -> int | None:

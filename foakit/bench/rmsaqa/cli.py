@@ -12,7 +12,13 @@ import json
 import sys
 from pathlib import Path
 
-from ...cli.common import add_dask_option, open_dask, print_capped, require_counts
+from ...cli.common import (
+    add_dask_option,
+    add_normalisation,
+    open_dask,
+    print_capped,
+    require_counts,
+)
 
 __all__ = ["add_baseline", "add_score", "add_audit"]
 
@@ -38,6 +44,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
     p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
                    help="dsp: channel order of the FOA files (default ambix: W, Y, Z, X)")
+    add_normalisation(p, prefix="dsp: ")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
     p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -56,7 +63,8 @@ def run_baseline(args: argparse.Namespace) -> int:
     qa = load_qa(args.qa, audio_root=args.audio_root)
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
-                  channel_order=args.channel_order, workers=args.workers,
+                  channel_order=args.channel_order, normalisation=args.normalisation,
+                  workers=args.workers,
                   progress=not args.no_progress, dask=cluster)
     path = write_answers(args.out, res.rows)
     msg = f"foakit baseline rmsaqa: {args.kind}: {len(res.rows)} items -> {path}"
@@ -135,6 +143,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                    help="what audio_path is relative to (default: the QA file's folder)")
     p.add_argument("--channel-order", choices=_ORDERS, default="ambix",
                    help="the order the corpus is declared to use (default ambix)")
+    add_normalisation(p)
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
     p.add_argument("--workers", type=int, default=None, help="analysis processes")
@@ -157,7 +166,8 @@ def run_audit(args: argparse.Namespace) -> int:
     qa = load_qa(args.qa, audio_root=args.audio_root)
     analysis = args.analysis or os.path.join(args.out, "analysis")
     with open_dask(args, "foakit audit") as cluster:
-        res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
+        res = audit_rmsaqa(qa, channel_order=args.channel_order, normalisation=args.normalisation,
+                           analysis_dir=analysis,
                            workers=args.workers, progress=not args.no_progress, dask=cluster)
     paths = write_audit(res, args.out, figures=not args.no_figures,
                         max_figures=args.max_figures)
@@ -168,6 +178,10 @@ def run_audit(args: argparse.Namespace) -> int:
           f"unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}: {conv.get('evidence')} "
           f"-> {paths['index']}", file=sys.stderr)
+    if (nv := conv.get("normalisation")) is not None:
+        print(f"  normalisation: {nv['supported']}"
+              f"{' (MISMATCH)' if nv.get('mismatch') else ''}: {nv['evidence']}",
+              file=sys.stderr)
     print_capped(qa.problems, prefix="  QA problem: ")
     print_capped((f"{p}: {e}" for p, e in res.failures), prefix="  error: ")
     return 1 if (res.failures or qa.problems) else 0

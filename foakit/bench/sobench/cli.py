@@ -14,6 +14,7 @@ from pathlib import Path
 from ...cli.audit import add_audit_options, report_audit
 from ...cli.common import (
     add_dask_option,
+    add_normalisation,
     open_dask,
     print_capped,
     require_counts,
@@ -41,6 +42,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
                    "temporary folder)")
     p.add_argument("--channel-order", choices=CHANNEL_ORDERS, default="ambix",
                    help="dsp: channel order of the FOA files (SO-Bench: ambix, W,Y,Z,X)")
+    add_normalisation(p, prefix="dsp: ")
     p.add_argument("--workers", type=int, default=None, help="dsp: analysis processes")
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
@@ -60,6 +62,7 @@ def _run_baseline(args: argparse.Namespace) -> int:
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         result = run_baseline(args.root, args.kind, split=args.split,
                               analysis_dir=args.analysis, channel_order=args.channel_order,
+                              normalisation=args.normalisation,
                               workers=args.workers, progress=not args.no_progress,
                               backend=args.backend, dask=cluster)
     path = write_predictions(args.out, result.predictions)
@@ -199,6 +202,7 @@ def _run_audit(args: argparse.Namespace) -> int:
         return 2
     with open_dask(args, "foakit audit") as cluster:
         result = audit_sobench(args.root, split=args.split, channel_order=args.channel_order,
+                               normalisation=args.normalisation,
                                workers=args.workers, progress=not args.no_progress,
                                estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
                                retry_errors=args.retry_errors, dask=cluster)
