@@ -1,7 +1,8 @@
-"""Normalisation bar: an SO-Bench corpus and its N3D and FuMa copies, audited three ways.
+"""Normalisation bar: a corpus and its N3D and FuMa copies, audited three ways.
 
-Writes a synthetic SO-Bench corpus (SN3D, ambiX), then copies whose audio differs only by
-the normalisation (and, for ``fuma``, FuMa's W, X, Y, Z order), and audits
+Writes a synthetic SO-Bench, STARSS or RMS-AQA corpus (SN3D, ambiX), then copies whose
+audio differs only by the normalisation (and, for ``fuma``, FuMa's W, X, Y, Z order), and
+audits
 
 * each copy read as the corpus declares nothing (the default: ambiX / SN3D): the convention
   audit must name its normalisation (``n3d``, ``fuma``);
@@ -11,7 +12,8 @@ the normalisation (and, for ``fuma``, FuMa's W, X, Y, Z order), and audits
 Copies are written as 32-bit float WAV from the decoded 16-bit samples, so that N3D dipoles
 (sqrt(3) x SN3D) do not clip.  Prints one JSON object; ``--out`` also writes it.
 
-    PYTHONPATH=. python benchmarks/normalisation_bar.py --seed 26 --clips 16 --workers 2
+    PYTHONPATH=. python benchmarks/normalisation_bar.py --benchmark sobench --seed 61 \
+        --clips 16 --workers 2
 """
 
 from __future__ import annotations
@@ -48,28 +50,68 @@ def write_copy(src: Path, dst: Path, order: str, norm: str) -> None:
 
 
 def verdict_map(res) -> dict:
-    return {(v.key["qa_id"], v.field): v.verdict for v in res.verdicts}
+    """(item key, field) -> verdict."""
+    return {(tuple(sorted((a, str(b)) for a, b in v.key.items())), v.field): v.verdict
+            for v in res.verdicts}
+
+
+def _bench(name: str, tmp: Path, seed: int, clips: int, workers: int):
+    """``(write(root), audit(root, order, norm))`` of one benchmark."""
+    if name == "sobench":
+        from foakit.bench.sobench.audit import audit_sobench
+        from foakit.bench.sobench.synth import write_sobench_corpus
+
+        def write(root):
+            write_sobench_corpus(root, n_clips=clips, seed=seed, engine="ism")
+
+        def audit(root, order="ambix", norm=None):
+            return audit_sobench(root, workers=workers, channel_order=order,
+                                 normalisation=norm)
+    elif name == "starss":
+        from foakit.bench.starss.audit import audit_starss
+        from foakit.bench.starss.synth import write_starss_corpus
+
+        def write(root):
+            write_starss_corpus(root, n_clips=clips, seed=seed, engine="ism")
+
+        def audit(root, order="ambix", norm=None):
+            return audit_starss(Path(root, "foa_dev"), Path(root, "metadata_dev"),
+                                workers=workers, channel_order=order, normalisation=norm)
+    else:
+        from foakit.bench.rmsaqa.audit import audit_rmsaqa
+        from foakit.bench.rmsaqa.format import load_qa
+        from foakit.bench.rmsaqa.synth import write_rmsaqa_corpus
+
+        def write(root):
+            write_rmsaqa_corpus(root, n_clips=clips, seed=seed)
+
+        def audit(root, order="ambix", norm=None):
+            qa = next(Path(root).glob("*.json"))
+            an = tmp / f"analysis-{Path(root).name}-{order}-{norm}"
+            return audit_rmsaqa(load_qa(qa), analysis_dir=an, workers=workers,
+                                channel_order=order, normalisation=norm)
+    return write, audit
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--benchmark", choices=("sobench", "starss", "rmsaqa"), default="sobench")
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--clips", type=int, default=16)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default=None, help="also write the JSON here")
     args = ap.parse_args(argv)
 
-    from foakit.bench.sobench.audit import audit_sobench
-    from foakit.bench.sobench.synth import write_sobench_corpus
-
     t0 = time.time()
-    out: dict = {"seed": args.seed, "clips": args.clips,
+    out: dict = {"benchmark": args.benchmark, "seed": args.seed, "clips": args.clips,
                  "command": "PYTHONPATH=. python benchmarks/normalisation_bar.py "
-                            f"--seed {args.seed} --clips {args.clips}"}
+                            f"--benchmark {args.benchmark} --seed {args.seed} "
+                            f"--clips {args.clips}"}
     with tempfile.TemporaryDirectory(prefix="foakit-norm-bar-") as tmp:
+        write, audit = _bench(args.benchmark, Path(tmp), args.seed, args.clips, args.workers)
         base = Path(tmp, "sn3d")
-        write_sobench_corpus(base, n_clips=args.clips, seed=args.seed, engine="ism")
-        ref = audit_sobench(base, workers=args.workers)
+        write(base)
+        ref = audit(base)
         ref_v = verdict_map(ref)
         nv = ref.summary["convention"]["normalisation"]
         out["sn3d"] = {"labels": len(ref_v), "supported": nv["supported"],
@@ -78,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, (order, norm) in COPIES.items():
             dst = Path(tmp, name)
             write_copy(base, dst, order, norm)
-            plain = audit_sobench(dst, workers=args.workers)
-            right = audit_sobench(dst, workers=args.workers, channel_order=order,
-                                  normalisation=norm)
+            plain = audit(dst)
+            right = audit(dst, order, norm)
             pv, rv = verdict_map(plain), verdict_map(right)
             pn = plain.summary["convention"]["normalisation"]
             rn = right.summary["convention"]["normalisation"]
