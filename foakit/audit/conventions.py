@@ -164,7 +164,7 @@ NORMALISATION_RULE = {
     "band_hz": (200.0, 4000.0),
     "directness_min": 0.0,
     "smooth_frames": 5,
-    "floor_db": -30.0,
+    "floor_db": -40.0,
     "min_bins": 200,
     "min_clips": 3,
     "log_tolerance": 0.15,
@@ -226,12 +226,15 @@ def normalisation_stats(samples: np.ndarray, sr: int, *,
     den = np.sqrt(sw * sd)
     with np.errstate(invalid="ignore", divide="ignore"):
         direct = np.where(den > 0, np.linalg.norm(si, axis=0) / den, 0.0)
-    # the floor is on the omni alone: a uniform gain on W or on the dipoles (what the
-    # normalisations differ by) then selects the same bins
-    top = float(pw.max()) if pw.size else 0.0
+    # the floor is on sqrt(|W|^2 |D|^2): a uniform gain on W or on the dipoles (what the
+    # normalisations differ by) scales it uniformly, so it selects the same bins; and it
+    # favours neither, whereas a floor on the omni alone keeps the bins where the direct
+    # sound and its reflections add up on W, and biases the ratio low
+    loud = np.sqrt(pw * pd)
+    top = float(loud.max()) if loud.size else 0.0
     if top <= 0:
         return np.zeros(3)
-    sel = (direct >= directness_min) & (pw >= top * 10.0 ** (floor_db / 10.0))
+    sel = (direct >= directness_min) & (loud >= top * 10.0 ** (floor_db / 10.0))
     return np.array([float(pd[sel].sum()), float(pw[sel].sum()), float(np.count_nonzero(sel))])
 
 
