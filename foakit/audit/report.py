@@ -87,7 +87,8 @@ def write_report(
             ident = v.key.get("qa_id") or f"{aid}_c{v.key.get('class')}_s{v.key.get('source')}"
             rel = f"figures/{_safe(ident)}_{v.field}.png"
             try:
-                plot_item(v, draw, result.clips.get(aid), out / rel, channel_order=order)
+                plot_item(v, draw, result.clips.get(aid), out / rel, channel_order=order,
+                          normalisation=result.summary.get("normalisation"))
                 fig_of[i] = rel
             except Exception:  # a figure must never sink the report
                 continue
