@@ -64,7 +64,7 @@ from .claims import read_claim
 from .format import QASet, audio_file
 
 __all__ = ["AuditConfig", "READINGS", "audit_rmsaqa", "source_directions",
-           "dipole_power_ratio", "write_audit"]
+           "write_audit"]
 
 #: Channel readings: which raw channels are x, y, z (W is channel 0 in both).
 READINGS = {"ambix": (3, 1, 2), "fuma": (1, 2, 3)}
@@ -157,18 +157,6 @@ def source_directions(samples: np.ndarray, sr: int, rec: Mapping, *,
             az, _ = vector_to_direction(np.array([c[ix - 1], c[iy - 1], c[iz - 1]]))
             out[name].append(float(az))
     return out
-
-
-def dipole_power_ratio(samples: np.ndarray, sr: int, *,
-                       band: tuple[float, float] = (200.0, 4000.0)) -> float | None:
-    """(|ch1|^2 + |ch2|^2 + |ch3|^2) / |ch0|^2 over the louder half of the frames: about 1
-    for SN3D weights, 2 for FuMa's W at -3 dB, 3 for N3D."""
-    _, _, p_w, p_d = _intensity(samples, sr, band)
-    if p_w.size == 0:
-        return None
-    loud = p_w >= np.median(p_w)
-    den = p_w[loud].sum()
-    return float(p_d[loud].sum() / den) if den > 0 else None
 
 
 def _check(it, rec, pri, cfg: AuditConfig) -> LabelVerdict:
