@@ -261,3 +261,18 @@ def test_gpu_pipeline_converts_too(tmp_path):
         e, w = np.asarray(unconverted["energy_db"], float), np.asarray(want["energy_db"], float)
         ok = np.isfinite(e) & np.isfinite(w) & (w > w.max() - 20)
         assert np.median(e[ok] - w[ok]) > 1.0
+
+
+@pytest.mark.slow
+def test_cli_dsp_baseline_reads_the_n3d_copy_as_the_original(sobench, tmp_path):
+    runs = {}
+    for name, extra in (("sn3d", []), ("n3d", ["--normalisation", "n3d"])):
+        out = tmp_path / f"{name}.jsonl"
+        r = foakit("baseline", "sobench", sobench / name, "--kind", "dsp", "-o", out,
+                   "--analysis", tmp_path / f"an_{name}", "--workers", "1", "--no-progress",
+                   *extra)
+        assert r.returncode == 0, r.stderr
+        m = json.loads((tmp_path / f"an_{name}" / "manifest.json").read_text())
+        assert m["normalisation"] == name
+        runs[name] = [json.loads(line)["prediction"] for line in out.read_text().splitlines()]
+    assert runs["n3d"] == runs["sn3d"] and len(runs["sn3d"]) >= 10
