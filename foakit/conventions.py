@@ -13,6 +13,24 @@ Angles are degrees; azimuth in [-180, 180), 0 = front, counter-clockwise positiv
 
 FuMa (B-format, first order) is **W, X, Y, Z** with ``W = s / sqrt(2)`` and dipoles equal to
 SN3D at first order, so converting FuMa -> ambiX is a reorder plus ``W * sqrt(2)``.
+
+Order and normalisation are two conventions
+-------------------------------------------
+The channel order (``"ambix"``: W, Y, Z, X; ``"fuma"``: W, X, Y, Z) says which channel is
+which; the normalisation says their gains relative to SN3D:
+
+========== ========= ============= =====================================================
+name       W gain    dipole gain   plane wave: ``(|X|^2 + |Y|^2 + |Z|^2) / |W|^2``
+========== ========= ============= =====================================================
+``sn3d``   1         1             1
+``n3d``    1         sqrt(3)       3
+``fuma``   1/sqrt(2) 1             2
+========== ========= ============= =====================================================
+
+``normalisation=None`` means the order's own: SN3D for ``"ambix"``, FuMa for ``"fuma"`` (so
+``channel_order="fuma"`` alone is FuMa B-format, W at -3 dB).  Directions survive a uniform
+dipole gain; diffuseness, energy and every threshold built on them do not, so every reader
+converts to SN3D here, once, when the file is read.
 """
 
 from __future__ import annotations
@@ -26,12 +44,16 @@ from .errors import ParameterError
 __all__ = [
     "INTERNAL_ORDER",
     "CHANNEL_ORDERS",
+    "NORMALISATIONS",
+    "PLANE_WAVE_RATIO",
     "CONVENTIONS",
     "W",
     "Y",
     "Z",
     "X",
     "check_channel_order",
+    "check_normalisation",
+    "resolve_normalisation",
     "to_internal",
     "from_internal",
     "wrap_azimuth",
@@ -47,11 +69,19 @@ W, Y, Z, X = 0, 1, 2, 3
 INTERNAL_ORDER = "ambix"
 CHANNEL_ORDERS = ("ambix", "fuma")
 _SQRT2 = float(np.sqrt(2.0))
+#: Normalisations a 4-channel file may use (converted to SN3D when read).
+NORMALISATIONS = ("sn3d", "n3d", "fuma")
+_SQRT3 = float(np.sqrt(3.0))
+#: Dipoles' power over the omni's for one plane wave, per normalisation.
+PLANE_WAVE_RATIO = {"sn3d": 1.0, "n3d": 3.0, "fuma": 2.0}
+#: The normalisation a channel order implies when none is given.
+_ORDER_NORMALISATION = {"ambix": "sn3d", "fuma": "fuma"}
 
 #: What every output states about its conventions.
 CONVENTIONS: dict[str, Any] = {
     "internal_channel_order": "ACN (W, Y, Z, X)",
     "internal_normalisation": "SN3D",
+    "normalisations_read": "sn3d, n3d (dipoles sqrt(3) x SN3D), fuma (W / sqrt(2))",
     "azimuth": "degrees in [-180, 180), 0 = front, counter-clockwise positive (+90 = left)",
     "elevation": "degrees in [-90, 90], up positive",
     "time": "seconds from the first sample; frame times are frame centres",
@@ -66,8 +96,26 @@ def check_channel_order(channel_order: str) -> str:
     return order
 
 
-def to_internal(x: Any, channel_order: str = "ambix", *, axis: int = -2) -> Any:
-    """Convert 4-channel FOA from ``channel_order`` to ambiX (ACN/SN3D).
+def check_normalisation(normalisation: str) -> str:
+    """Return ``normalisation`` lower-cased, or raise :class:`ParameterError`."""
+    norm = str(normalisation).lower()
+    if norm not in NORMALISATIONS:
+        raise ParameterError(f"{normalisation=!r} must be one of {NORMALISATIONS}")
+    return norm
+
+
+def resolve_normalisation(channel_order: str, normalisation: str | None = None) -> str:
+    """The normalisation of a file: ``normalisation`` checked, or, when None, the one
+    ``channel_order`` implies (SN3D for ambiX, FuMa for FuMa)."""
+    order = check_channel_order(channel_order)
+    if normalisation is None:
+        return _ORDER_NORMALISATION[order]
+    return check_normalisation(normalisation)
+
+
+def to_internal(x: Any, channel_order: str = "ambix", *, axis: int = -2,
+                normalisation: str | None = None) -> Any:
+    """Convert 4-channel FOA from ``channel_order`` and ``normalisation`` to ambiX (ACN/SN3D).
 
     Parameters
     ----------
@@ -75,34 +123,51 @@ def to_internal(x: Any, channel_order: str = "ambix", *, axis: int = -2) -> Any:
         FOA signal; the channel axis is ``axis`` (default: second to last).
         NumPy or CuPy; the result has the same array type.
     channel_order : {"ambix", "fuma"}
-        Order and normalisation of ``x``.
+        Order of ``x``.
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Normalisation of ``x``; None: the order's own (SN3D for ambiX, FuMa for FuMa).
 
     Returns
     -------
     ndarray [shape=(..., 4, n)]
-        ambiX signal.  For ``"ambix"`` the input itself is returned (no copy).
+        ambiX signal.  For ambiX / SN3D the input itself is returned (no copy).
     """
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     if x.shape[axis] != 4:
         raise ParameterError(f"FOA needs 4 channels on axis {axis}, got shape {x.shape}")
-    if order == "ambix":
+    if order == "ambix" and norm == "sn3d":
         return x
     xm = _moveaxis(x, axis, 0)
-    w, xx, yy, zz = xm[0], xm[1], xm[2], xm[3]
-    out = _stack(x, [w * _SQRT2, yy, zz, xx])
+    if order == "ambix":
+        w, yy, zz, xx = xm[0], xm[1], xm[2], xm[3]
+    else:
+        w, xx, yy, zz = xm[0], xm[1], xm[2], xm[3]
+    if norm == "fuma":  # FuMa W carries -3 dB
+        w = w * _SQRT2
+    elif norm == "n3d":  # N3D dipoles are sqrt(3) x SN3D
+        yy, zz, xx = yy / _SQRT3, zz / _SQRT3, xx / _SQRT3
+    out = _stack(x, [w, yy, zz, xx])
     return _moveaxis(out, 0, axis)
 
 
-def from_internal(x: Any, channel_order: str = "ambix", *, axis: int = -2) -> Any:
-    """Inverse of :func:`to_internal`: ambiX (ACN/SN3D) to ``channel_order``."""
+def from_internal(x: Any, channel_order: str = "ambix", *, axis: int = -2,
+                  normalisation: str | None = None) -> Any:
+    """Inverse of :func:`to_internal`: ambiX (ACN/SN3D) to ``channel_order`` and
+    ``normalisation`` (None: the order's own)."""
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     if x.shape[axis] != 4:
         raise ParameterError(f"FOA needs 4 channels on axis {axis}, got shape {x.shape}")
-    if order == "ambix":
+    if order == "ambix" and norm == "sn3d":
         return x
     xm = _moveaxis(x, axis, 0)
     w, yy, zz, xx = xm[W], xm[Y], xm[Z], xm[X]
-    out = _stack(x, [w / _SQRT2, xx, yy, zz])
+    if norm == "fuma":
+        w = w / _SQRT2
+    elif norm == "n3d":
+        yy, zz, xx = yy * _SQRT3, zz * _SQRT3, xx * _SQRT3
+    out = _stack(x, [w, yy, zz, xx] if order == "ambix" else [w, xx, yy, zz])
     return _moveaxis(out, 0, axis)
 
 

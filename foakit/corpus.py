@@ -37,7 +37,7 @@ import numpy as np
 
 from . import __version__
 from .analysis import FRAME_COLUMNS, analyze_clip, analyze_samples
-from .conventions import CONVENTIONS, check_channel_order
+from .conventions import CONVENTIONS, check_channel_order, resolve_normalisation
 from .errors import AudioError, BackendUnavailable, FoakitError, ParameterError
 from .io import iter_audio_files, read_audio
 from .jsonl import append_records, read_records
@@ -78,9 +78,10 @@ class CorpusSummary:
 
 def analyze_file(
     audio_dir: str, rel_path: str, *, channel_order: str = "ambix",
-    params: AnalysisParams | None = None,
+    params: AnalysisParams | None = None, normalisation: str | None = None,
 ) -> tuple[dict, dict | None]:
-    """Analyse one file; never raises for a bad file.
+    """Analyse one file; never raises for a bad file (``normalisation`` as
+    :func:`foakit.io.read_audio`).
 
     Returns
     -------
@@ -92,7 +93,7 @@ def analyze_file(
     path = os.path.join(audio_dir, rel_path)
     rec = _new_record(rel_path, channel_order)
     try:
-        clip = read_audio(path, channel_order=channel_order)
+        clip = read_audio(path, channel_order=channel_order, normalisation=normalisation)
         rec.update(sample_rate=clip.sample_rate, duration_s=round(clip.duration_s, 6),
                    channels=clip.channels)
         if clip.channels != 4:
@@ -113,14 +114,17 @@ def analyze_file(
     return rec, res.frames
 
 
-def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict):
+def _work(audio_dir: str, paths: list[str], channel_order: str, params_d: dict,
+          normalisation: str | None = None):
     params = AnalysisParams.from_dict(params_d)
-    return [analyze_file(audio_dir, p, channel_order=channel_order, params=params)
+    return [analyze_file(audio_dir, p, channel_order=channel_order, params=params,
+                         normalisation=normalisation)
             for p in paths]
 
 
 def _work_cuda(audio_dir: str, paths: list[str], channel_order: str, params_d: dict,
-               pipeline: str = "cuda") -> list[tuple[dict, dict | None]]:
+               pipeline: str = "cuda", normalisation: str | None = None
+               ) -> list[tuple[dict, dict | None]]:
     """A Dask worker's batch on its GPU: the pipeline of ``backend="cuda"`` over one batch.
 
     ``pipeline="cpu"`` runs the same pipeline on NumPy (tests without a device).  Batches
@@ -139,7 +143,8 @@ def _work_cuda(audio_dir: str, paths: list[str], channel_order: str, params_d: d
         resolve_backend("cuda")
     out: list[tuple[dict, dict | None]] = []
     analyze_batches_cuda(audio_dir, [paths], channel_order, AnalysisParams.from_dict(params_d),
-                         out.extend, workers=8 if len(paths) < 64 else 1, backend=pipeline)
+                         out.extend, workers=8 if len(paths) < 64 else 1, backend=pipeline,
+                         normalisation=normalisation)
     return out
 
 
@@ -244,12 +249,13 @@ def _repair(out_dir: Path) -> dict[str, dict]:
 
 
 def _manifest(out_dir: Path, audio_dir: str, channel_order: str, params: AnalysisParams,
-              backend: str) -> None:
+              backend: str, normalisation: str) -> None:
     path = out_dir / MANIFEST_FILE
     new = {
         "foakit_version": __version__,
         "audio_dir": os.path.abspath(audio_dir),
         "channel_order": channel_order,
+        "normalisation": normalisation,
         "backend": backend,
         "params": params.to_dict(),
         "conventions": CONVENTIONS,
@@ -265,7 +271,10 @@ def _manifest(out_dir: Path, audio_dir: str, channel_order: str, params: Analysi
         except (OSError, json.JSONDecodeError):
             old = None
         if old is not None:
-            for key in ("channel_order", "params"):
+            # a manifest written before normalisations were read holds the order's own
+            old.setdefault("normalisation", resolve_normalisation(old.get("channel_order")
+                                                                  or channel_order))
+            for key in ("channel_order", "normalisation", "params"):
                 if old.get(key) != json.loads(json.dumps(new[key])):
                     raise ParameterError(
                         f"{out_dir} holds a run with a different {key} "
@@ -289,6 +298,7 @@ def analyze_corpus(
     out_dir: str | os.PathLike,
     *,
     channel_order: str = "ambix",
+    normalisation: str | None = None,
     workers: int | None = None,
     progress: bool = True,
     backend: str = "cpu",
@@ -310,6 +320,9 @@ def analyze_corpus(
         Output folder; an existing run there is resumed.
     channel_order : {"ambix", "fuma"}
         Channel order of the corpus' 4-channel files.
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Normalisation of the corpus' 4-channel files, converted to SN3D when each is read;
+        None: the order's own (SN3D for ambiX, FuMa for FuMa).  Recorded in the manifest.
     workers : int, optional
         Worker processes; default all cores.  1 runs in this process.
     progress : bool
@@ -342,6 +355,7 @@ def analyze_corpus(
 
     t0 = time.perf_counter()
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     if not os.path.isdir(audio_dir):
         raise ParameterError(f"audio folder {os.fspath(audio_dir)!r} does not exist")
     if batch_size < 1:
@@ -353,7 +367,7 @@ def analyze_corpus(
     audio_dir = os.fspath(audio_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _manifest(out, audio_dir, order, params, resolved)
+    _manifest(out, audio_dir, order, params, resolved, norm)
     done = _repair(out)
     all_files = sorted(set(files)) if files is not None else iter_audio_files(audio_dir)
     todo = [p for p in all_files
@@ -401,20 +415,21 @@ def analyze_corpus(
         if resolved == "cuda" and dask is not None:  # each Dask worker batches on its GPU
             run_batches(deque(batches),
                         partial(_work_cuda, audio_dir, channel_order=order,
-                                params_d=params.to_dict()),
+                                params_d=params.to_dict(), normalisation=norm),
                         finish, failed, workers=workers, initializer=keep_freed_memory,
                         reraise=(BackendUnavailable,), dask=dask)
         elif resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
             from .gpu import analyze_batches_cuda
 
-            analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers)
+            analyze_batches_cuda(audio_dir, batches, order, params, finish, workers=workers,
+                                 normalisation=norm)
         else:
             # forked workers inherit the kernels warm_kernels loaded and keep their freed
             # memory; Dask workers are not forked from here: each loads the kernels itself
             init = partial(_prepare_worker, params) if dask is not None else keep_freed_memory
             run_batches(deque(batches),
                         partial(_work, audio_dir, channel_order=order,
-                                params_d=params.to_dict()),
+                                params_d=params.to_dict(), normalisation=norm),
                         finish, failed, workers=workers, initializer=init, dask=dask)
     finally:
         if bar is not None:
@@ -480,7 +495,7 @@ def load_kernels(params: AnalysisParams | None = None) -> None:
         strided = np.ascontiguousarray(x.T, dtype=np.float32).T
         grid = (params or AnalysisParams()).grid(sr)
         with numba_blas_check_light():  # Numba sets up its compiler here (first kernel)
-            samples = _pcm16_clip(pcm, sr, "", "ambix").samples
+            samples = _pcm16_clip(pcm, sr, "", "ambix", "sn3d").samples
             analyze_samples(samples, sr, params=params)
             stft(strided, win_length=grid.win_length, hop_length=grid.hop_length,
                  n_fft=grid.n_fft)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .conventions import check_channel_order, to_internal
+from .conventions import check_channel_order, resolve_normalisation, to_internal
 from .errors import AudioError
 
 __all__ = ["Clip", "AUDIO_EXTENSIONS", "read_audio", "audio_info", "iter_audio_files"]
@@ -36,18 +36,22 @@ class Clip:
     samples : ndarray [shape=(channels, n), dtype=float32]
         Contiguous rows for 16-bit PCM files, possibly a strided view of the decoded
         interleaved frames for others.
-        For 4 channels: ambiX (ACN W, Y, Z, X; SN3D) whatever the file's order.
-        For 1 or 2 channels: the file's channels as they are.
+        For 4 channels: ambiX (ACN W, Y, Z, X; SN3D) whatever the file's order and
+        normalisation.  For 1 or 2 channels: the file's channels as they are.
     sample_rate : int
     path : str
     channel_order : str
         The order the file was declared to use (converted from).
+    normalisation : str
+        The normalisation the file was declared to use (converted from): ``sn3d``, ``n3d``
+        or ``fuma``.
     """
 
     samples: np.ndarray
     sample_rate: int
     path: str
     channel_order: str = "ambix"
+    normalisation: str = "sn3d"
 
     @property
     def channels(self) -> int:
@@ -106,7 +110,8 @@ def audio_info(path: str | os.PathLike) -> tuple[int, int, int]:
     return int(info.samplerate), int(info.channels), int(info.frames)
 
 
-def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip:
+def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix",
+               normalisation: str | None = None) -> Clip:
     """Read and validate one audio file.
 
     Parameters
@@ -115,6 +120,10 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
         wav or flac (anything libsndfile reads), any sample rate, int16 / int24 / float.
     channel_order : {"ambix", "fuma"}
         Order of 4-channel files; converted to ambiX (ACN/SN3D).  Ignored for 1 or 2 channels.
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Normalisation of 4-channel files, converted to SN3D here so that energy,
+        diffuseness and every threshold see SN3D; None: the order's own (SN3D for ambiX,
+        FuMa for FuMa).  Ignored for 1 or 2 channels.
 
     Returns
     -------
@@ -125,9 +134,12 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     AudioError
         Not audio, empty, truncated or corrupt, zero frames, a channel count other than
         1, 2 or 4, or NaN / Inf samples.
+    ParameterError
+        ``channel_order`` or ``normalisation`` is not one of those named.
     """
     p = os.fspath(path)
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     if not os.path.isfile(p):
         raise AudioError(p, "no such file")
     if os.path.getsize(p) == 0:
@@ -135,7 +147,7 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     plain = _read_plain_pcm16_wav(p)
     if plain is not None:
         sr, data = plain
-        return _pcm16_clip(data, sr, p, order)
+        return _pcm16_clip(data, sr, p, order, norm)
     import soundfile as sf  # here: a corpus of plain 16-bit WAV never loads it
 
     try:
@@ -160,7 +172,7 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
     if shortfall:
         raise AudioError(p, f"truncated: the data chunk is {shortfall} bytes short")
     if pcm16:  # integers: always finite
-        return _pcm16_clip(data, sr, p, order)
+        return _pcm16_clip(data, sr, p, order, norm)
     samples = data.T  # a view: the STFT reads strided rows, no copy needed
     finite = np.isfinite(samples)
     if not finite.all():
@@ -170,11 +182,12 @@ def read_audio(path: str | os.PathLike, *, channel_order: str = "ambix") -> Clip
         raise AudioError(p, f"{n_bad} non-finite samples ({kind} first at channel "
                          f"{bad[0]}, frame {bad[1]})")
     if channels == 4:
-        samples = to_internal(samples, order)
-    return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)
+        samples = to_internal(samples, order, normalisation=norm)
+    return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order,
+                normalisation=norm)
 
 
-def _pcm16_clip(data: np.ndarray, sr: int, p: str, order: str) -> Clip:
+def _pcm16_clip(data: np.ndarray, sr: int, p: str, order: str, norm: str) -> Clip:
     """The Clip of int16 frames ``(n, channels)``: float32 ``s / 32768`` (exact), as
     contiguous rows (one Numba pass: converted, scaled and de-interleaved)."""
     from .kernels.stft import pcm16_rows
@@ -183,8 +196,9 @@ def _pcm16_clip(data: np.ndarray, sr: int, p: str, order: str) -> Clip:
     samples = np.empty((data.shape[1], data.shape[0]), np.float32)
     pcm16_rows(data, samples)
     if samples.shape[0] == 4:
-        samples = to_internal(samples, order)
-    return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order)
+        samples = to_internal(samples, order, normalisation=norm)
+    return Clip(samples=samples, sample_rate=sr, path=p, channel_order=order,
+                normalisation=norm)
 
 
 # WAVE_FORMAT_EXTENSIBLE's sub-format GUID for integer PCM

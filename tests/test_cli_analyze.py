@@ -136,14 +136,14 @@ def test_fuma_corpus_gives_the_same_directions(tmp_path, order):
     assert np.isfinite(ev["confidence"])
 
 
-def _crash_on_marked_files(audio_dir, paths, channel_order, params_d):
+def _crash_on_marked_files(audio_dir, paths, channel_order, params_d, **kw):
     """Stand-in for corpus._work (module level so the pool can pickle it): a worker that
     dies the way a crashing decoder would."""
     from foakit import corpus
 
     if any("crash" in p for p in paths):
         os._exit(3)
-    return corpus._REAL_WORK(audio_dir, paths, channel_order, params_d)
+    return corpus._REAL_WORK(audio_dir, paths, channel_order, params_d, **kw)
 
 
 def test_a_worker_crash_costs_only_its_clip(tmp_path, monkeypatch):

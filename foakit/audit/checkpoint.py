@@ -11,9 +11,10 @@ Layout of the folder (``DIR/estimates/`` for ``foakit audit ... -o DIR``):
     maps) and one JSON header; no pickle.
 
 **Key.**  A checkpoint is reused only when its ``key`` matches: a hash of the audio file's
-relative path, size and modification time, the declared channel order, every analysis
-parameter, the foakit version and the checkpoint format.  A clip whose file was replaced, or
-a run with other settings, is analysed again (and its new line supersedes the old one).  The
+relative path, size and modification time, the declared channel order and normalisation,
+every analysis parameter, the foakit version and the checkpoint format.  A clip whose file
+was replaced, or a run with other settings, is analysed again (and its new line supersedes
+the old one).  The
 audit's own thresholds are not part of the key: they only change the verdicts, which are
 recomputed from the estimates on every run.
 
@@ -36,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..conventions import check_channel_order
+from ..conventions import check_channel_order, resolve_normalisation
 from ..errors import FoakitError
 from ..jsonl import append_records, read_records
 from ..params import AnalysisParams
@@ -50,7 +51,7 @@ __all__ = ["ESTIMATES_DIR", "INDEX_FILE", "EstimateStore", "StoredClips", "save_
 ESTIMATES_DIR = "estimates"
 INDEX_FILE = "index.jsonl"
 #: Bump when what a checkpoint holds, or how it is computed, changes.
-FORMAT = 2
+FORMAT = 3
 
 
 def _doa_header(d: DoaEstimate | None, tag: str, arrays: dict[str, np.ndarray]) -> dict | None:
@@ -94,7 +95,9 @@ def save_estimate(folder: str | os.PathLike, est: ClipEstimate) -> str:
               "sample_rate": est.sample_rate, "duration_s": est.duration_s,
               "frames": list(est.frames),
               "doa": _doa_header(est.doa, "doa", arrays),
-              "alt": _doa_header(est.alt, "alt", arrays)}
+              "alt": _doa_header(est.alt, "alt", arrays),
+              "norm_stats": None if est.norm_stats is None
+              else [float(v) for v in est.norm_stats]}
     # JSON keeps Python floats exact (repr round-trips), so a loaded clip audits identically
     arrays["header"] = np.array(json.dumps(header))
     name = f"{uuid.uuid4().hex}.npz"
@@ -152,7 +155,9 @@ def load_estimate(path: str | os.PathLike, audio_id: str, audio_path: str) -> Cl
             audio_id=audio_id, path=audio_path, status=head["status"], error=head["error"],
             sample_rate=head["sample_rate"], duration_s=head["duration_s"],
             frames={name: z[f"frames.{name}"] for name in head["frames"]},
-            doa=_doa_from(head["doa"], "doa", z), alt=_doa_from(head["alt"], "alt", z))
+            doa=_doa_from(head["doa"], "doa", z), alt=_doa_from(head["alt"], "alt", z),
+            norm_stats=None if head.get("norm_stats") is None
+            else np.asarray(head["norm_stats"], dtype=float))
 
 
 class EstimateStore:
@@ -171,6 +176,8 @@ class EstimateStore:
         Declared order of the audio.
     params : AnalysisParams, optional
         Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation of the audio (None: the order's own).
 
     Attributes
     ----------
@@ -181,10 +188,12 @@ class EstimateStore:
     """
 
     def __init__(self, folder: str | os.PathLike, *, base_dir: str | os.PathLike,
-                 channel_order: str = "ambix", params: AnalysisParams | None = None) -> None:
+                 channel_order: str = "ambix", params: AnalysisParams | None = None,
+                 normalisation: str | None = None) -> None:
         self.folder = Path(folder)
         self.base_dir = os.path.abspath(base_dir)
         self.channel_order = check_channel_order(channel_order)
+        self.normalisation = resolve_normalisation(self.channel_order, normalisation)
         self.params = params or AUDIT_PARAMS
         self._params_d = json.loads(json.dumps(self.params.to_dict()))
         self.n_loaded = 0
@@ -222,6 +231,7 @@ class EstimateStore:
         rel = Path(os.path.relpath(os.path.abspath(audio_path), self.base_dir)).as_posix()
         ident = {"format": FORMAT, "foakit": __version__, "path": rel, "size": st.st_size,
                  "mtime_ns": st.st_mtime_ns, "channel_order": self.channel_order,
+                 "normalisation": self.normalisation,
                  "params": self._params_d}
         key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:32]
         return rel, key

@@ -10,6 +10,7 @@ import numpy as np
 from ..conventions import from_internal, to_internal
 from ..errors import FoakitError
 from ..params import AnalysisParams
+from .conventions import normalisation_stats
 from .doamap import DoaMap, doa_map
 from .hypotheses import other_order
 from .preset import AUDIT_PARAMS
@@ -83,6 +84,9 @@ class ClipEstimate:
         Under the declared channel order.
     alt : DoaEstimate or None
         Under the other channel order (only for clips the convention audit re-decodes).
+    norm_stats : ndarray [shape=(3,)] or None
+        :func:`foakit.audit.conventions.normalisation_stats` of the clip as read (SN3D when
+        the declared normalisation is right): dipole power, omni power, bins used.
     """
 
     audio_id: str
@@ -94,6 +98,7 @@ class ClipEstimate:
     frames: dict = field(default_factory=dict)
     doa: DoaEstimate | None = None
     alt: DoaEstimate | None = None
+    norm_stats: np.ndarray | None = None
 
     @property
     def ok(self) -> bool:
@@ -129,6 +134,7 @@ def _doa(samples: np.ndarray, sr: int, order: str, params: AnalysisParams,
 def estimate_clip(
     audio_id: str, path: str | os.PathLike, *, channel_order: str = "ambix",
     alternative: bool = False, params: AnalysisParams | None = None,
+    normalisation: str | None = None,
 ) -> ClipEstimate:
     """Analyse one clip for an audit; never raises for a bad file.
 
@@ -143,6 +149,9 @@ def estimate_clip(
         (:attr:`ClipEstimate.alt`), for the convention audit.
     params : AnalysisParams, optional
         Default :data:`foakit.audit.preset.AUDIT_PARAMS` (what the audits are calibrated on).
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation of the file (None: the order's own); the clip is converted
+        to SN3D when read, and its :attr:`ClipEstimate.norm_stats` measured on the result.
 
     Returns
     -------
@@ -156,14 +165,17 @@ def estimate_clip(
     est = ClipEstimate(audio_id=audio_id, path=p)
     params = params or AUDIT_PARAMS
     try:
-        clip = read_audio(p, channel_order=channel_order)
+        clip = read_audio(p, channel_order=channel_order, normalisation=normalisation)
         est.sample_rate = clip.sample_rate
         est.duration_s = clip.duration_s
         if clip.channels != 4:
             raise FoakitError(f"{clip.channels} channel(s): the audit needs 4-channel FOA")
         est.doa, est.frames = _doa(clip.samples, clip.sample_rate, clip.channel_order,
                                    params, True)
+        est.norm_stats = normalisation_stats(clip.samples, clip.sample_rate)
         if alternative:
+            # the other order is tested on the SN3D signal, with each order's own W gain, so
+            # the re-decoding is the same whichever normalisation the file was converted from
             raw = from_internal(clip.samples, clip.channel_order)
             other = other_order(clip.channel_order)
             est.alt, _ = _doa(np.ascontiguousarray(to_internal(raw, other)), clip.sample_rate,

@@ -71,7 +71,7 @@ def _label_parts(v: LabelVerdict, draw: dict) -> dict[str, Any]:
 
 def plot_item(
     v: LabelVerdict, draw: dict, clip: ClipEstimate | None, out: str | os.PathLike, *,
-    channel_order: str = "ambix", title: str | None = None,
+    channel_order: str = "ambix", title: str | None = None, normalisation: str | None = None,
 ) -> Path:
     """Figure of one audited label.
 
@@ -88,6 +88,8 @@ def plot_item(
     channel_order : str
         Order to read the audio as.
     title : str, optional
+    normalisation : str, optional
+        Normalisation to read the audio as (None: the order's own).
 
     Returns
     -------
@@ -104,7 +106,7 @@ def plot_item(
     path = draw.get("path")
     if path and os.path.isfile(path):
         try:
-            c = read_audio(path, channel_order=channel_order)
+            c = read_audio(path, channel_order=channel_order, normalisation=normalisation)
             w = c.samples[0]
             nper = 512 if c.sample_rate <= 24000 else 1024
             f, t, sxx = spectrogram(w, fs=c.sample_rate, nperseg=nper, noverlap=nper // 2)

@@ -87,7 +87,8 @@ def write_report(
             ident = v.key.get("qa_id") or f"{aid}_c{v.key.get('class')}_s{v.key.get('source')}"
             rel = f"figures/{_safe(ident)}_{v.field}.png"
             try:
-                plot_item(v, draw, result.clips.get(aid), out / rel, channel_order=order)
+                plot_item(v, draw, result.clips.get(aid), out / rel, channel_order=order,
+                          normalisation=result.summary.get("normalisation"))
                 fig_of[i] = rel
             except Exception:  # a figure must never sink the report
                 continue
@@ -132,7 +133,9 @@ def _index(result: AuditResult, summary: dict, flagged: list, fig_of: dict,
     conv = summary.get("convention", {})
     lines = [f"# foakit label audit ({result.kind})", ""]
     src = summary.get("root") or summary.get("metadata_dir")
-    lines += [f"Corpus: `{src}`, declared channel order `{summary.get('channel_order')}`.", ""]
+    lines += [f"Corpus: `{src}`, declared channel order `{summary.get('channel_order')}`"
+              + (f", normalisation `{summary['normalisation']}`"
+                 if summary.get("normalisation") else "") + ".", ""]
     lines += ["## Verdicts", "", "| field | consistent | suspicious | unverifiable |",
               "|---|---:|---:|---:|"]
     for f, d in sorted(c.get("by_field", {}).items()):
@@ -147,6 +150,9 @@ def _index(result: AuditResult, summary: dict, flagged: list, fig_of: dict,
     for name, d in conv.get("candidates", {}).items():
         lines.append(f"| {name} | {d.get('agreement', 0):.2f} | {d.get('n_pairs')} | "
                      f"{d.get('clips_best')} |")
+    if (nv := conv.get("normalisation")) is not None:
+        lines += ["", f"Normalisation: the signal supports **{nv.get('supported')}**; mismatch: "
+                  f"**{str(nv.get('mismatch')).lower()}**.  {nv.get('evidence', '')}"]
     if "metrics" in summary:
         m = summary["metrics"].get("corpus", {})
         lines += ["", "## DCASE-style metrics (class-agnostic)", "",

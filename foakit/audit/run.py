@@ -70,6 +70,7 @@ def run_audit(
     kind: str,
     base_dir: str | os.PathLike,
     channel_order: str,
+    normalisation: str | None = None,
     workers: int | None = None,
     progress: bool = False,
     params: AnalysisParams | None = None,
@@ -94,6 +95,8 @@ def run_audit(
     base_dir : str or PathLike
         The folder checkpoints name their audio relative to.
     channel_order : {"ambix", "fuma"}
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation (None: the order's own).
     workers, progress, params, retry_errors
         As :func:`foakit.audit.runner.estimate_clips`.
     estimates_dir : str or PathLike, optional
@@ -110,7 +113,7 @@ def run_audit(
     run = AuditRun(keep_maps=keep_maps)
     if estimates_dir is not None:
         run.store = EstimateStore(estimates_dir, base_dir=base_dir, channel_order=channel_order,
-                                  params=params)
+                                  params=params, normalisation=normalisation)
 
     def on_result(clip: ClipEstimate) -> None:
         consume(clip)
@@ -123,7 +126,8 @@ def run_audit(
         if not keep_maps:
             drop_doa_maps(clip)
 
-    estimate_clips(jobs, channel_order=channel_order, workers=workers, progress=progress,
+    estimate_clips(jobs, channel_order=channel_order, normalisation=normalisation,
+                   workers=workers, progress=progress,
                    params=params, desc=f"foakit audit {kind}", on_result=on_result,
                    store=run.store, retry_errors=retry_errors, keep=False, dask=dask)
     return run

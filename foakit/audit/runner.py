@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..conventions import check_channel_order
+from ..conventions import check_channel_order, resolve_normalisation
 from ..errors import FoakitError
 from ..params import AnalysisParams
 from ..pool import run_batches
@@ -31,15 +31,16 @@ class _Job(NamedTuple):
     ref: tuple[str, str] | None = None
 
 
-def _work(jobs: list[_Job], channel_order: str, params_d: dict, folder: str | None
-          ) -> list[tuple[ClipEstimate, dict | None]]:
+def _work(jobs: list[_Job], channel_order: str, params_d: dict, folder: str | None,
+          normalisation: str | None = None) -> list[tuple[ClipEstimate, dict | None]]:
     """Analyse a batch; with a checkpoint ``folder``, save each estimate there (the caller
     appends the index lines once the batch is back)."""
     params = AnalysisParams.from_dict(params_d)
     out = []
     for j in jobs:
         est = estimate_clip(j.audio_id, j.path, channel_order=channel_order,
-                            alternative=j.alternative, params=params)
+                            alternative=j.alternative, params=params,
+                            normalisation=normalisation)
         out.append((est, _checkpoint(folder, est, j)))
     return out
 
@@ -56,6 +57,7 @@ def estimate_clips(
     jobs: Iterable[tuple[str, str, bool]],
     *,
     channel_order: str = "ambix",
+    normalisation: str | None = None,
     workers: int | None = None,
     progress: bool = False,
     params: AnalysisParams | None = None,
@@ -74,6 +76,8 @@ def estimate_clips(
     jobs : iterable of (audio_id, path, alternative)
         ``alternative``: also decode as the other channel order.
     channel_order : {"ambix", "fuma"}
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation (None: the order's own).
     workers : int, optional
         Processes (default: all cores); 1 runs here.
     progress : bool
@@ -90,7 +94,7 @@ def estimate_clips(
     store : EstimateStore, optional
         Checkpoints (:mod:`foakit.audit.checkpoint`): clips with a valid one are read back
         instead of analysed, every other clip is saved there as it finishes.  Its channel
-        order and parameters must be these.
+        order, normalisation and parameters must be these.
     retry_errors : bool
         Analyse again the clips whose checkpoint records a failure.
     keep : bool
@@ -119,6 +123,7 @@ def estimate_clips(
     (:data:`foakit.pool.WORKER_DIED`; see :func:`foakit.pool.run_batches`).
     """
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     params = params or AUDIT_PARAMS
     workers = int(workers or os.cpu_count() or 1)
     folder = os.fspath(store.folder) if store is not None else None
@@ -179,7 +184,7 @@ def estimate_clips(
         # a FoakitError from a worker is a checkpoint that cannot be written: stop, the
         # run can be resumed
         run_batches(queue, partial(_work, channel_order=order, params_d=params.to_dict(),
-                                   folder=folder),
+                                   folder=folder, normalisation=norm),
                     finish, failed, workers=workers, idle=load_one, reraise=(FoakitError,),
                     dask=dask)
         if store is not None:

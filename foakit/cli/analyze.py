@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "into OUT: clips.jsonl, frames.parquet/, manifest.json. Re-running "
                        "with the same OUT resumes.")
     p.add_argument("audio_dir", metavar="AUDIO_DIR")
-    add_shared_options(p, "out", "channel_order", "no_progress", "workers",
+    add_shared_options(p, "out", "channel_order", "normalisation", "no_progress", "workers",
                        out={"required": True, "metavar": "OUT"})
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="compute backend (default: cpu)")
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     keep_freed_memory()  # this process is ours (workers=1 analyses in it)
     with open_dask(args, "foakit analyze") as cluster:
         summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,
+                                 normalisation=args.normalisation,
                                  workers=args.workers, progress=not args.no_progress,
                                  backend=args.backend, retry_errors=args.retry_errors,
                                  batch_size=args.batch_size, dask=cluster,

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_audit_options(p: argparse.ArgumentParser) -> None:
     """Options every FOA label audit takes (``-o``, workers, resume, figures)."""
-    add_shared_options(p, "out", "channel_order", "no_progress", "workers", "retry_errors",
+    add_shared_options(p, "out", "channel_order", "normalisation", "no_progress", "workers",
+                       "retry_errors",
                        out={"required": True,
                             "help": "output folder; an earlier run there is resumed"})
     add_shared_options(p, "no_figures", "max_figures", "dask")
@@ -46,6 +47,10 @@ def report_audit(args: argparse.Namespace, result) -> int:
           f"{c['unverifiable']} unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}; "
           f"{len(result.failures)} file(s) failed -> {paths['index']}", file=sys.stderr)
+    if (nv := conv.get("normalisation")) is not None:
+        print(f"  normalisation: {nv['supported']}"
+              f"{' (MISMATCH)' if nv.get('mismatch') else ''}: {nv['evidence']}",
+              file=sys.stderr)
     ck = result.checkpoints
     failed = f" ({ck['failed']} of them failed)" if ck.get("failed") else ""
     print(f"  clips: {ck['analysed']} analysed{failed}, {ck['loaded']} already done (read "

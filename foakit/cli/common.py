@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 
-from ..conventions import CHANNEL_ORDERS
+from ..conventions import CHANNEL_ORDERS, NORMALISATIONS
 
 #: The options several commands share, each declared once: ``(flags, argparse keywords)``.
 #: A command takes the ones it needs with :func:`add_shared_options`, overriding only what
@@ -25,6 +25,11 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
     "channel_order": (("--channel-order",), {
         "choices": CHANNEL_ORDERS, "default": "ambix",
         "help": "channel order of 4-channel files (default: ambix = ACN W,Y,Z,X SN3D)"}),
+    "normalisation": (("--normalisation",), {
+        "choices": NORMALISATIONS, "default": None,
+        "help": "normalisation of 4-channel files, converted to SN3D when read: sn3d, n3d "
+        "(dipoles sqrt(3) x SN3D) or fuma (W at -3 dB) (default: the channel order's own, "
+        "sn3d for ambix, fuma for fuma)"}),
     "no_figures": (("--no-figures",), {"action": "store_true", "help": "write no figures"}),
     "max_figures": (("--max-figures",), {
         "type": int, "default": None, "metavar": "N",

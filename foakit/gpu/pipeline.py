@@ -273,11 +273,13 @@ def _error(rec: dict, exc: BaseException) -> tuple[dict, None]:
     return rec, None
 
 
-def _decode(audio_dir: str, rel: str, order: str, params: AnalysisParams):
+def _decode(audio_dir: str, rel: str, order: str, params: AnalysisParams,
+            normalisation: str | None = None):
     """Decode one file: ``("done", rec, frames)`` or ``("foa", rec, samples, sr)``."""
     rec = _base_record(rel, order)
     try:
-        clip = read_audio(os.path.join(audio_dir, rel), channel_order=order)
+        clip = read_audio(os.path.join(audio_dir, rel), channel_order=order,
+                          normalisation=normalisation)
         rec.update(sample_rate=clip.sample_rate, duration_s=round(clip.duration_s, 6),
                    channels=clip.channels)
         if clip.channels != 4:
@@ -300,7 +302,7 @@ def analyze_batches_cuda(audio_dir: str, batches: list[list[str]], channel_order
                          params: AnalysisParams,
                          finish: Callable[[list[tuple[dict, dict | None]]], None], *,
                          workers: int | None = None, max_batch_samples: int | None = None,
-                         backend: str = "cuda") -> None:
+                         backend: str = "cuda", normalisation: str | None = None) -> None:
     """The GPU corpus path behind ``analyze_corpus(..., backend="cuda")``.
 
     Parameters
@@ -319,6 +321,8 @@ def analyze_batches_cuda(audio_dir: str, batches: list[list[str]], channel_order
         Cap on the padded samples per channel of a device batch.
     backend : {"cuda", "cpu"}
         ``"cpu"`` runs the same pipeline on NumPy (tests).
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        As :func:`foakit.io.read_audio` (converted to SN3D when each file is decoded).
     """
     xp, kernels, streams = _backend_modules(backend)
     n_threads = max(1, min(int(workers or os.cpu_count() or 1), 32))
@@ -398,7 +402,7 @@ def analyze_batches_cuda(audio_dir: str, batches: list[list[str]], channel_order
                 def top_up() -> None:
                     for p in it:
                         inflight.append(pool.submit(_decode, audio_dir, p, channel_order,
-                                                    params))
+                                                    params, normalisation))
                         if len(inflight) >= 4 * n_threads:
                             return
 

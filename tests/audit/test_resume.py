@@ -183,7 +183,11 @@ def test_checkpoint_key_follows_file_and_settings(tmp_path):
         "fuma": EstimateStore(tmp_path / "e1", base_dir=tmp_path, channel_order="fuma"),
         "params": EstimateStore(tmp_path / "e2", base_dir=tmp_path,
                                 params=AnalysisParams(window_s=0.5)),
+        "n3d": EstimateStore(tmp_path / "e3", base_dir=tmp_path, normalisation="n3d"),
     }
+    # the order's own normalisation, said or implied, is the same run
+    assert EstimateStore(tmp_path / "e4", base_dir=tmp_path,
+                         normalisation="sn3d").ref(audio)[1] == key
     for s in other.values():
         assert s.ref(audio)[1] != key
     st = audio.stat()
@@ -199,12 +203,12 @@ def test_checkpoint_key_follows_file_and_settings(tmp_path):
     assert store.ref(tmp_path / "gone.wav") is None
 
 
-def _crash_on_marked_clips(jobs, channel_order, params_d, folder):
+def _crash_on_marked_clips(jobs, channel_order, params_d, folder, **kw):
     """Stand-in for common._work (module level so the pool can pickle it): a worker that
     dies the way a crashing decoder would."""
     if any(j.audio_id == _crash_on_marked_clips.victim for j in jobs):
         os._exit(3)
-    return audit_runner._REAL_WORK(jobs, channel_order, params_d, folder)
+    return audit_runner._REAL_WORK(jobs, channel_order, params_d, folder, **kw)
 
 
 def test_a_worker_crash_costs_only_its_clip_and_is_recorded(corpora, tmp_path, monkeypatch):

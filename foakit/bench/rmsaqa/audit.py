@@ -25,9 +25,11 @@ readings ambiX (W, Y, Z, X) and W, X, Y, Z (FuMa's order, and the public baselin
 of channels 0..3 as w, x, y, z) crossed with the azimuth conventions as declared, mirrored
 (az -> -az) and front-back (az -> 180 - az).  Source directions under each reading come
 from the pseudo-intensity of the raw channels over each source's events (the reading does
-not change where the events are in time).  Which W weight the files carry (SN3D or FuMa's
--3 dB) does not move a direction; it shows in the dipole-to-omni power ratio, about 1 for
-SN3D and 2 for FuMa weights, reported with the verdict.  The decision is
+not change where the events are in time).  Which normalisation the files carry (SN3D,
+N3D's sqrt(3) dipoles or FuMa's W at -3 dB) does not move a direction; it shows in the
+dipoles' power over the omni's, 1 for SN3D, 3 for N3D and 2 for FuMa weights, measured on
+the loud bins of the clips (:func:`foakit.audit.conventions.normalisation_verdict`, the
+block's ``"normalisation"``) and named in ``"channel_reading"``.  The decision is
 :func:`foakit.audit.conventions.decide` (the same ``"convention"`` block as the other
 audits).
 """
@@ -42,15 +44,27 @@ from typing import Any
 import numpy as np
 
 from ...audit.common import AuditResult, LabelVerdict, apply_hypothesis, count_verdicts
-from ...audit.conventions import DESCRIPTIONS, CandidateScore, decide
-from ...conventions import azimuth_difference, check_channel_order, vector_to_direction
+from ...audit.conventions import (
+    DESCRIPTIONS,
+    CandidateScore,
+    decide,
+    normalisation_stats,
+    normalisation_verdict,
+)
+from ...conventions import (
+    azimuth_difference,
+    check_channel_order,
+    resolve_normalisation,
+    to_internal,
+    vector_to_direction,
+)
 from ...errors import ParameterError
 from .baselines import DspConfig, analyze_for_qa, dsp_answer
 from .claims import read_claim
 from .format import QASet, audio_file
 
 __all__ = ["AuditConfig", "READINGS", "audit_rmsaqa", "source_directions",
-           "dipole_power_ratio", "write_audit"]
+           "write_audit"]
 
 #: Channel readings: which raw channels are x, y, z (W is channel 0 in both).
 READINGS = {"ambix": (3, 1, 2), "fuma": (1, 2, 3)}
@@ -61,7 +75,10 @@ _READING_NAMES = {
     ("W, X, Y, Z", "SN3D"): "W, X, Y, Z at SN3D weights (the public baseline's reading of "
                             "channels 0..3 as w, x, y, z)",
     ("W, Y, Z, X", "FuMa"): "ACN order with FuMa's W at -3 dB",
+    ("W, Y, Z, X", "N3D"): "ACN order, N3D (dipoles sqrt(3) x SN3D)",
+    ("W, X, Y, Z", "N3D"): "W, X, Y, Z at N3D weights",
 }
+_WEIGHTS = {"sn3d": "SN3D", "fuma": "FuMa (W at -3 dB)", "n3d": "N3D (dipoles sqrt(3) x SN3D)"}
 
 
 @dataclass(frozen=True)
@@ -142,18 +159,6 @@ def source_directions(samples: np.ndarray, sr: int, rec: Mapping, *,
     return out
 
 
-def dipole_power_ratio(samples: np.ndarray, sr: int, *,
-                       band: tuple[float, float] = (200.0, 4000.0)) -> float | None:
-    """(|ch1|^2 + |ch2|^2 + |ch3|^2) / |ch0|^2 over the louder half of the frames: about 1
-    for SN3D weights, 2 for FuMa's W at -3 dB, 3 for N3D."""
-    _, _, p_w, p_d = _intensity(samples, sr, band)
-    if p_w.size == 0:
-        return None
-    loud = p_w >= np.median(p_w)
-    den = p_w[loud].sum()
-    return float(p_d[loud].sum() / den) if den > 0 else None
-
-
 def _check(it, rec, cfg: AuditConfig) -> LabelVerdict:
     key = {"segment_id": it.segment_id, "item": it.index, "category": it.category,
            "audio_path": it.audio_path}
@@ -211,13 +216,14 @@ def _candidate_name(reading: str, declared: str, angle: str) -> str:
     return base if angle == "declared" else f"{base}+{angle}"
 
 
-def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
-                ) -> tuple[dict, dict]:
+def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig,
+                normalisation: str | None = None) -> tuple[dict, dict]:
     """The convention block and the per-clip evidence."""
     import soundfile as sf
 
+    norm = resolve_normalisation(declared, normalisation)
     per_item: list[tuple[str, dict[str, float]]] = []
-    ratios = []
+    stats = []
     cache: dict[str, dict[str, list[float]]] = {}
     for it in qa:
         rec = records.get(it.audio_path)
@@ -228,9 +234,9 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
             x, sr = sf.read(os.path.realpath(audio_file(qa, it)), dtype="float32",
                             always_2d=True)
             cache[it.audio_path] = source_directions(x.T, sr, rec, band=cfg.band_hz)
-            r = dipole_power_ratio(x.T, sr, band=cfg.band_hz)
-            if r is not None:
-                ratios.append(r)
+            if x.shape[1] == 4:
+                stats.append(normalisation_stats(
+                    to_internal(x.T, declared, normalisation=norm), sr))
         dirs = cache[it.audio_path]
         errs = {}
         for reading in READINGS:
@@ -271,8 +277,9 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
     if "declared" not in scores:
         scores["declared"] = CandidateScore("declared", 0.0, None, 0, 0)
     block = decide(declared, scores)
-    ratio = float(np.median(ratios)) if ratios else None
-    weights = None if ratio is None else ("FuMa (W at -3 dB)" if ratio > 1.5 else "SN3D")
+    block["normalisation"] = nv = normalisation_verdict(norm, stats)
+    ratio = nv["ratio_file"]
+    weights = _WEIGHTS.get(nv["supported"])
     best = block.get("best") or "declared"
     reading = declared if not best.startswith(tuple(f"{r}_as_" for r in READINGS)) else \
         best.split("_as_")[0]
@@ -281,10 +288,11 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
         "order": order,
         "dipole_to_omni_power": None if ratio is None else round(ratio, 3),
         "weights": weights,
-        "name": None if weights is None else _READING_NAMES[(order, weights[:4])],
-        "note": "about 1 for SN3D, 2 for FuMa weights, 3 for N3D; directions do not depend "
-                "on the W weight, so the W, X, Y, Z reading at SN3D and at FuMa weights "
-                "differ only here",
+        "name": None if weights is None else _READING_NAMES[(order, weights.split()[0])],
+        "note": "the files' dipole / omni power on loud bins (the normalisation block): 1 "
+                "for SN3D, 2 for FuMa weights, 3 for N3D; directions do not depend on the "
+                "weights, so the W, X, Y, Z reading at SN3D and at FuMa weights differ only "
+                "here",
     }
     block["descriptions"] = {n: DESCRIPTIONS.get(n.split("+")[0], "") +
                              (f"; and {DESCRIPTIONS[n.split('+')[1]]}" if "+" in n else "")
@@ -300,8 +308,12 @@ def _convention(qa: QASet, records: Mapping, declared: str, cfg: AuditConfig
 def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
                  analysis_dir: str | os.PathLike | None = None, workers: int | None = None,
                  progress: bool = False, cfg: AuditConfig = AuditConfig(),
-                 dask: Any = None) -> AuditResult:
+                 dask: Any = None, normalisation: str | None = None) -> AuditResult:
     """Audit an RMS-AQA QA set against its audio (see the module docstring).
+
+    ``normalisation`` (``"sn3d"``, ``"n3d"``, ``"fuma"``; None: the order's own) is the
+    declared normalisation of the audio, converted to SN3D when the clips are analysed; the
+    convention block's ``"normalisation"`` says which one the signal supports.
 
     Returns
     -------
@@ -310,10 +322,12 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
         block, per-category counts), ``failures`` (audio that could not be analysed).
     """
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     records, problems = analyze_for_qa(qa, analysis_dir, channel_order=order,
-                                       workers=workers, progress=progress, dask=dask)
+                                       workers=workers, progress=progress, dask=dask,
+                                       normalisation=norm)
     verdicts = [_check(it, records.get(it.audio_path), cfg) for it in qa]
-    block, evidence = _convention(qa, records, order, cfg)
+    block, evidence = _convention(qa, records, order, cfg, norm)
     by_cat: dict[str, dict[str, int]] = {}
     for v in verdicts:
         c = by_cat.setdefault(v.key["category"], {"consistent": 0, "suspicious": 0,
@@ -321,6 +335,7 @@ def audit_rmsaqa(qa: QASet, *, channel_order: str = "ambix",
         c[v.verdict] += 1
     summary = {"benchmark": "rmsaqa", "qa_file": str(qa.path),
                "audio_root": str(qa.audio_root), "channel_order": order,
+               "normalisation": norm,
                "counts": count_verdicts(verdicts), "by_category": by_cat,
                "convention": block, "convention_evidence": evidence,
                "config": asdict(cfg), "qa_problems": [str(p) for p in qa.problems]}

@@ -266,9 +266,10 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
 
 def analyze_for_qa(qa: QASet, analysis_dir: str | os.PathLike | None, *,
                    channel_order: str = "ambix", workers: int | None = None,
-                   progress: bool = False, dask: Any = None
+                   progress: bool = False, dask: Any = None, normalisation: str | None = None
                    ) -> tuple[dict[str, dict | None], list[str]]:
-    """Analyse (or reuse the analysis of) every readable audio file the QA set names.
+    """Analyse (or reuse the analysis of) every readable audio file the QA set names
+    (``channel_order`` and ``normalisation`` as :func:`foakit.corpus.analyze_corpus`).
 
     Returns
     -------
@@ -290,7 +291,7 @@ def analyze_for_qa(qa: QASet, analysis_dir: str | os.PathLike | None, *,
             if Path(analysis_dir, corpus.CLIPS_FILE).is_file() else {}
         if any(k not in have for k in todo.values()):
             corpus.analyze_corpus(qa.audio_root, analysis_dir, channel_order=channel_order,
-                                  workers=workers, progress=progress,
+                                  normalisation=normalisation, workers=workers, progress=progress,
                                   files=sorted(set(todo.values())), dask=dask)
             have = corpus.load_clips(analysis_dir)
     for name, key in todo.items():
@@ -326,7 +327,8 @@ def dsp_answers(qa: QASet, records: Mapping[str, Mapping | None], *,
 def run_baseline(qa: QASet, kind: str, *, seed: int = 0,
                  analysis_dir: str | os.PathLike | None = None, channel_order: str = "ambix",
                  workers: int | None = None, progress: bool = False,
-                 cfg: DspConfig = DspConfig(), dask: Any = None) -> BaselineRun:
+                 cfg: DspConfig = DspConfig(), dask: Any = None,
+                 normalisation: str | None = None) -> BaselineRun:
     """Answer every two-stage item of ``qa`` with baseline ``kind`` (see the module
     docstring); dsp analyses the audio (into ``analysis_dir``, reused when it holds the
     clips already)."""
@@ -344,7 +346,8 @@ def run_baseline(qa: QASet, kind: str, *, seed: int = 0,
         rows = prior_answers(qa)
     else:
         records, bad = analyze_for_qa(qa, analysis_dir, channel_order=channel_order,
-                                      workers=workers, progress=progress, dask=dask)
+                                      workers=workers, progress=progress, dask=dask,
+                                      normalisation=normalisation)
         problems += bad
         rows = dsp_answers(qa, records, cfg=cfg)
     return BaselineRun(rows=rows, problems=problems)

@@ -39,7 +39,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
-    add_shared_options(p, "channel_order", "workers", "no_progress", "dask")
+    add_shared_options(p, "channel_order", "normalisation", "workers", "no_progress", "dask")
     p.set_defaults(func=run_baseline)
 
 
@@ -55,7 +55,8 @@ def run_baseline(args: argparse.Namespace) -> int:
     qa = load_qa(args.qa, audio_root=args.audio_root, labels=args.kind in LABELLED)
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         res = run(qa, args.kind, seed=args.seed, analysis_dir=args.analysis,
-                  channel_order=args.channel_order, workers=args.workers,
+                  channel_order=args.channel_order, normalisation=args.normalisation,
+                  workers=args.workers,
                   progress=not args.no_progress, dask=cluster)
     path = write_answers(args.out, res.rows)
     msg = f"foakit baseline rmsaqa: {args.kind}: {len(res.rows)} items -> {path}"
@@ -150,7 +151,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                    "directory)")
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
-    add_shared_options(p, "channel_order", "workers", "no_figures", "max_figures",
+    add_shared_options(p, "channel_order", "normalisation", "workers", "no_figures", "max_figures",
                        "no_progress", "dask")
     p.set_defaults(func=run_audit)
 
@@ -166,7 +167,8 @@ def run_audit(args: argparse.Namespace) -> int:
     qa = load_qa(args.qa, audio_root=args.audio_root)
     analysis = args.analysis or os.path.join(args.out, "analysis")
     with open_dask(args, "foakit audit") as cluster:
-        res = audit_rmsaqa(qa, channel_order=args.channel_order, analysis_dir=analysis,
+        res = audit_rmsaqa(qa, channel_order=args.channel_order, normalisation=args.normalisation,
+                           analysis_dir=analysis,
                            workers=args.workers, progress=not args.no_progress, dask=cluster)
     paths = write_audit(res, args.out, figures=not args.no_figures,
                         max_figures=args.max_figures)
@@ -177,6 +179,10 @@ def run_audit(args: argparse.Namespace) -> int:
           f"unverifiable; convention: best {conv.get('best')}"
           f"{' (MISMATCH)' if conv.get('mismatch') else ''}: {conv.get('evidence')} "
           f"-> {paths['index']}", file=sys.stderr)
+    if (nv := conv.get("normalisation")) is not None:
+        print(f"  normalisation: {nv['supported']}"
+              f"{' (MISMATCH)' if nv.get('mismatch') else ''}: {nv['evidence']}",
+              file=sys.stderr)
     print_capped(qa.problems, prefix="  QA problem: ")
     print_capped((f"{p}: {e}" for p, e in res.failures), prefix="  error: ")
     return 1 if (res.failures or qa.problems) else 0

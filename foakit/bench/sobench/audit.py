@@ -80,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from ...audit.conventions import CandidateScore, decide
+from ...audit.conventions import CandidateScore, decide, normalisation_verdict
 from ...audit.estimates import ClipEstimate, DoaEstimate
 from ...audit.hypotheses import (
     ANGLE_HYPOTHESES,
@@ -90,7 +90,7 @@ from ...audit.hypotheses import (
 )
 from ...audit.run import run_audit
 from ...audit.verdicts import AuditResult, LabelVerdict, count_verdicts
-from ...conventions import azimuth_difference, check_channel_order
+from ...conventions import azimuth_difference, check_channel_order, resolve_normalisation
 from ...errors import FoakitError
 from ...params import AnalysisParams
 from ..paths import resolved
@@ -467,6 +467,7 @@ def audit_sobench(
     *,
     split: str = "test",
     channel_order: str = "ambix",
+    normalisation: str | None = None,
     workers: int | None = None,
     progress: bool = False,
     params: AnalysisParams | None = None,
@@ -485,6 +486,11 @@ def audit_sobench(
     split : str
     channel_order : {"ambix", "fuma"}
         Declared order of the audio.
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation of the audio (None: the order's own, SN3D for ambiX); the
+        clips are converted to SN3D when read, and the convention block's
+        ``"normalisation"`` says which normalisation the signal supports
+        (:func:`foakit.audit.conventions.normalisation_verdict`).
     workers : int, optional
         Analysis processes (default: all cores).
     progress : bool
@@ -519,6 +525,7 @@ def audit_sobench(
     """
     cfg = config or SobenchAuditConfig()
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     qa = load_qa(root, split)
     root_p = Path(root)
     if root_p.is_file():
@@ -553,6 +560,7 @@ def audit_sobench(
     draws: dict[str, dict] = {}
     conv: dict[str, dict[str, list[float]]] = {}
     conv_alt: dict[str, dict[str, list[float]]] = {}
+    norm_stats: dict[str, Any] = {}
 
     # everything the audit needs from a clip is taken here, so the clip can be let go
     def consume(clip: ClipEstimate) -> None:
@@ -561,11 +569,12 @@ def audit_sobench(
         verdicts[aid], draws[aid] = audit_clip(cc, clip, cfg)
         if clip.ok:
             conv[aid] = _convention_pairs(cc, clip, cfg, clip.doa)
+            norm_stats[aid] = clip.norm_stats
             if clip.alt is not None:
                 conv_alt[aid] = _convention_pairs(cc, clip, cfg, clip.alt)
 
     run = run_audit(jobs, consume, kind="sobench", base_dir=root_p, channel_order=order,
-                    workers=workers, progress=progress, params=params,
+                    normalisation=norm, workers=workers, progress=progress, params=params,
                     estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps,
                     dask=dask)
     paths, broken = run.paths, run.broken
@@ -590,11 +599,16 @@ def audit_sobench(
             draw[len(out)] = d
             out.append(v)
     ok_ids = sorted(conv)
+    convention = _convention({a: conv[a] for a in ok_ids},
+                             {a: conv_alt[a] for a in ok_ids if a in conv_alt}, order, cfg)
+    convention["normalisation"] = normalisation_verdict(norm, [norm_stats.get(a)
+                                                              for a in ok_ids])
     summary = {
         "kind": "sobench",
         "root": os.path.abspath(root_p),
         "split": split,
         "channel_order": order,
+        "normalisation": norm,
         "n_items": len(qa.items),
         "n_audio": len(groups),
         "n_audio_audited": len(ok_ids),
@@ -606,8 +620,7 @@ def audit_sobench(
                           "n_suspicious": sum(v.verdict == "suspicious" for a in no_audio
                                               for v in verdicts.get(a, []))},
         "counts": count_verdicts(out),
-        "convention": _convention({a: conv[a] for a in ok_ids},
-                                  {a: conv_alt[a] for a in ok_ids if a in conv_alt}, order, cfg),
+        "convention": convention,
         "class_vocabulary": vocab,
         "config": cfg.__dict__,
     }

@@ -244,9 +244,10 @@ def _duration(root: str | os.PathLike | None, audio_path: str) -> tuple[float | 
 def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
                    analysis_dir: str | os.PathLike | None = None, *, channel_order: str = "ambix",
                    workers: int | None = None, progress: bool = False,
-                   backend: str = "cpu", dask: Any = None
+                   backend: str = "cpu", dask: Any = None, normalisation: str | None = None
                    ) -> tuple[dict[str, Any], list[str]]:
-    """Analyse (or reuse the analysis of) the audio the QA items name.
+    """Analyse (or reuse the analysis of) the audio the QA items name (``channel_order``
+    and ``normalisation`` as :func:`foakit.corpus.analyze_corpus`).
 
     Returns
     -------
@@ -281,8 +282,8 @@ def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
             if Path(analysis_dir, "clips.jsonl").is_file() else {}
         if any(p not in have for p in todo):
             corpus.analyze_corpus(root, analysis_dir, channel_order=channel_order,
-                                  workers=workers, progress=progress, backend=backend,
-                                  files=todo, dask=dask)
+                                  normalisation=normalisation, workers=workers,
+                                  progress=progress, backend=backend, files=todo, dask=dask)
             have = corpus.load_clips(analysis_dir)
     for p in todo:
         rec = have.get(p)
@@ -296,7 +297,8 @@ def analyze_for_qa(root: str | os.PathLike, items: Sequence[QAItem],
 def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
                  analysis_dir: str | os.PathLike | None = None, channel_order: str = "ambix",
                  workers: int | None = None, progress: bool = False,
-                 backend: str = "cpu", dask: Any = None) -> BaselineRun:
+                 backend: str = "cpu", dask: Any = None,
+                 normalisation: str | None = None) -> BaselineRun:
     """Load an SO-Bench root and answer every QA item with baseline ``kind``.
 
     Parameters
@@ -306,7 +308,7 @@ def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
     kind : {"oracle", "prior", "dsp"}
     analysis_dir : str or PathLike, optional
         dsp only: where foakit's analysis is (or goes); a temporary folder when None.
-    channel_order, workers, progress, backend
+    channel_order, normalisation, workers, progress, backend
         dsp only: passed to :func:`foakit.corpus.analyze_corpus`.
     """
     if kind not in KINDS:
@@ -320,8 +322,8 @@ def run_baseline(root: str | os.PathLike, kind: str, *, split: str = "test",
         rows = prior_predictions(items, root)
     else:
         clips, bad = analyze_for_qa(root, items, analysis_dir, channel_order=channel_order,
-                                    workers=workers, progress=progress, backend=backend,
-                                    dask=dask)
+                                    normalisation=normalisation, workers=workers,
+                                    progress=progress, backend=backend, dask=dask)
         problems += bad
         rows = dsp_predictions(items, clips)
     if kind == "prior":  # answers that wanted the audio (the clip's duration) and lacked it

@@ -38,7 +38,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: a "
                    "temporary folder)")
-    add_shared_options(p, "channel_order", "workers")
+    add_shared_options(p, "channel_order", "normalisation", "workers")
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
     add_shared_options(p, "no_progress", "dask")
@@ -56,6 +56,7 @@ def _run_baseline(args: argparse.Namespace) -> int:
     with open_dask(args if args.kind == "dsp" else None, "foakit baseline") as cluster:
         result = run_baseline(args.root, args.kind, split=args.split,
                               analysis_dir=args.analysis, channel_order=args.channel_order,
+                              normalisation=args.normalisation,
                               workers=args.workers, progress=not args.no_progress,
                               backend=args.backend, dask=cluster)
     path = write_predictions(args.out, result.predictions)
@@ -195,6 +196,7 @@ def _run_audit(args: argparse.Namespace) -> int:
         return 2
     with open_dask(args, "foakit audit") as cluster:
         result = audit_sobench(args.root, split=args.split, channel_order=args.channel_order,
+                               normalisation=args.normalisation,
                                workers=args.workers, progress=not args.no_progress,
                                estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
                                retry_errors=args.retry_errors, dask=cluster)

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ...audit.conventions import CandidateScore, decide
+from ...audit.conventions import CandidateScore, decide, normalisation_verdict
 from ...audit.estimates import (
     ClipEstimate,
 )
@@ -59,7 +59,7 @@ from ...audit.hypotheses import (
 )
 from ...audit.run import run_audit
 from ...audit.verdicts import AuditResult, LabelVerdict, count_verdicts
-from ...conventions import check_channel_order
+from ...conventions import check_channel_order, resolve_normalisation
 from ...errors import FoakitError, ParameterError
 from ...io import iter_audio_files
 from ...params import AnalysisParams
@@ -180,6 +180,7 @@ def audit_starss(
     metadata_dir: str | os.PathLike,
     *,
     channel_order: str = "ambix",
+    normalisation: str | None = None,
     workers: int | None = None,
     progress: bool = False,
     params: AnalysisParams | None = None,
@@ -199,6 +200,11 @@ def audit_starss(
         Label CSVs (searched recursively).
     channel_order : {"ambix", "fuma"}
         Declared order of the audio.
+    normalisation : {"sn3d", "n3d", "fuma"}, optional
+        Declared normalisation of the audio (None: the order's own, SN3D for ambiX); the
+        clips are converted to SN3D when read, and the convention block's
+        ``"normalisation"`` says which normalisation the signal supports
+        (:func:`foakit.audit.conventions.normalisation_verdict`).
     workers : int, optional
         Analysis processes (default: all cores).
     progress : bool
@@ -228,6 +234,7 @@ def audit_starss(
     """
     cfg = config or StarssAuditConfig()
     order = check_channel_order(channel_order)
+    norm = resolve_normalisation(order, normalisation)
     audio_dir, metadata_dir = os.fspath(audio_dir), os.fspath(metadata_dir)
     pairs, failures, unlabelled = _pairs(audio_dir, metadata_dir)
     tracks_by_clip: dict[str, dict] = {}
@@ -243,6 +250,7 @@ def audit_starss(
     per_clip: dict[str, dict] = {}
     counts: dict[str, dict[str, _Counts]] = {}
     window_s: dict[str, float] = {}
+    norm_stats: dict[str, Any] = {}
 
     # everything the audit needs from a clip is taken here, so the clip can be let go
     def consume(clip: ClipEstimate) -> None:
@@ -252,9 +260,10 @@ def audit_starss(
             per_clip_verdicts[aid], per_clip[aid] = audit_tracks(aid, tracks, clip, cfg)
             counts[aid] = _clip_counts(tracks, clip, cfg)
             window_s[aid] = clip.doa.window_s
+            norm_stats[aid] = clip.norm_stats
 
     run = run_audit(jobs, consume, kind="starss", base_dir=audio_dir, channel_order=order,
-                    workers=workers, progress=progress, params=params,
+                    normalisation=norm, workers=workers, progress=progress, params=params,
                     estimates_dir=estimates_dir, retry_errors=retry_errors, keep_maps=keep_maps,
                     dask=dask)
     paths, broken = run.paths, run.broken
@@ -286,11 +295,14 @@ def audit_starss(
     ok_ids = [a for a in sorted(tracks_by_clip) if a in counts]
     convention = _convention({a: counts[a] for a in ok_ids}, cfg, order) if ok_ids else \
         decide(order, {})
+    convention["normalisation"] = normalisation_verdict(norm, [norm_stats.get(a)
+                                                              for a in ok_ids])
     summary = {
         "kind": "starss",
         "audio_dir": os.path.abspath(audio_dir),
         "metadata_dir": os.path.abspath(metadata_dir),
         "channel_order": order,
+        "normalisation": norm,
         "n_label_files": len(pairs) + sum(1 for f in failures if f[0].endswith(".csv")
                                           and not any(f[0] == str(p[2]) for p in pairs)),
         "n_clips_audited": len(ok_ids),

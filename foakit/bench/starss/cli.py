@@ -38,6 +38,7 @@ def _run_audit(args: argparse.Namespace) -> int:
             return 2
     with open_dask(args, "foakit audit") as cluster:
         result = audit_starss(args.audio, args.metadata, channel_order=args.channel_order,
+                              normalisation=args.normalisation,
                               workers=args.workers, progress=not args.no_progress,
                               estimates_dir=os.path.join(args.out, ESTIMATES_DIR),
                               retry_errors=args.retry_errors, dask=cluster)
