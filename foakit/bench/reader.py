@@ -308,7 +308,7 @@ class _Parser:
                     self.lit(k2, "the very end") is not None:
                 if not unit1:
                     return False
-                e = self.opt(k2, "the very end", "the end") 
+                e = self.opt(k2, "the very end", "the end")
                 e = self.opt(e, "of the clip", "of the recording", "of the audio")
                 self.add("open_interval", i, e, window=(a, None))
                 return True
@@ -842,6 +842,17 @@ def _sound_list(text: str, vocab: list[str] | None) -> tuple[int, int, int] | No
     return len(items), start, start + len(core)
 
 
+def _is_cue(p: _Parser, k: int) -> bool:
+    """Token ``k`` is a cue word (a number, a unit, a direction, time or distance word)."""
+    w = p.w(k)
+    if w in ("before", "after", "during", "while") or \
+            (w == "right" and p.w(k + 1) in _RIGHT_ADVERB) or \
+            (w == "back" and p.w(k - 1) in ("come", "comes", "came", "coming", "go", "goes",
+                                             "went")):
+        return False
+    return w in _CUE_WORDS or re.fullmatch(r"\d+(?:\.\d+)?", w) is not None
+
+
 def read(text: str, *, vocab: list[str] | None = None) -> Reading:
     """Read what ``text`` (a question, an answer or an option) says.
 
@@ -875,25 +886,16 @@ def read(text: str, *, vocab: list[str] | None = None) -> Reading:
         _sound_list(p.text, vocab)
     # a count in the list's frame ("a single sound: running water") is the list's own
     if got is not None and all(e.kind == "temporal_relation" or e.end <= got[1]
-                               for e in p.exprs):
+                               for e in p.exprs) and \
+            not any(got[1] <= t.start < got[2] and not p.taken[k] and _is_cue(p, k)
+                    for k, t in enumerate(p.toks)):
         n, a, b = got
         p.exprs.append(Expr("sound_list", a, b, p.text[a:b], {"n_sounds": n}))
         for k, t in enumerate(p.toks):
             if a <= t.start < b:
                 p.taken[k] = True
-    unread = []
-    for k, t in enumerate(p.toks):
-        if p.taken[k]:
-            continue
-        w = t.text
-        cue = w in _CUE_WORDS or re.fullmatch(r"\d+(?:\.\d+)?", w) is not None
-        if w == "right" and p.w(k + 1) in _RIGHT_ADVERB:
-            cue = False
-        if w in ("before", "after", "during", "while") or (w == "back" and p.w(k - 1) in (
-                "come", "comes", "came", "coming", "go", "goes", "went")):
-            cue = False
-        if cue:
-            unread.append((t.start, t.end, p.text[t.start:t.end]))
+    unread = [(t.start, t.end, p.text[t.start:t.end]) for k, t in enumerate(p.toks)
+              if not p.taken[k] and _is_cue(p, k)]
     p.exprs.sort(key=lambda e: e.start)
     return Reading(text=p.text, exprs=p.exprs, unread=unread)
 
