@@ -495,7 +495,7 @@ class _Parser:
             return False
         hours = h % 12 + half
         az = (-30.0 * hours + 180.0) % 360.0 - 180.0
-        self.add("direction", i, e, azimuth_deg=180.0 if az == -180.0 else az + 0.0,
+        self.add("direction", i, e, azimuth_deg=az + 0.0,
                  azimuth_kind="clock")
         return True
 
