@@ -9,6 +9,7 @@ uses (:mod:`foakit.bench.rmsaqa.synth_qa`), read here by patterns of that wordin
 not by the reader.  Those wordings were written before the reader and are never tuned on.
 
     python benchmarks/rmsaqa_heldout_reader.py --work DIR [--clips 40] [--single-clips 30]
+        [--seed 701]
 
 prints, for the house wording and the held-out wording of the same items, the prior and
 dsp accuracy per category and the share of options with every cue read.
@@ -235,13 +236,16 @@ def main() -> None:
     ap.add_argument("--clips", type=int, default=40)
     ap.add_argument("--single-clips", type=int, default=30)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=701,
+                    help="corpus seed of the multi-source clips (single-source: seed + 1)")
     args = ap.parse_args()
     work = Path(args.work)
     t0 = time.perf_counter()
     out = {}
-    for name, kw in (("multi", dict(n_clips=args.clips, seed=701,
+    for name, kw in (("multi", dict(n_clips=args.clips, seed=args.seed,
                                     category_weights=(1, 0, 1, 0, 0, 0))),
-                     ("single", dict(n_clips=args.single_clips, seed=702, n_sources=1,
+                     ("single", dict(n_clips=args.single_clips, seed=args.seed + 1,
+                                     n_sources=1,
                                      category_weights=(1, 2, 1, 0, 0, 0)))):
         root = work / name
         if not (root / "val.json").is_file():

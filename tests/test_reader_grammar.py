@@ -169,3 +169,14 @@ def test_resolve_window_needs_a_duration_for_relative_parts():
     assert resolve_window(r, None) is None
     assert resolve_window(r, math.nan) is None
     assert resolve_window(read("dead ahead"), 10.0) is None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Starting at 0.7 s and ending at 4.5 s", {"window": (0.7, 4.5)}),
+    ("It begins at 2 s and ends at 5 s.", {"window": (2.0, 5.0)}),
+    ("I count 4.", {"count": 4}),
+    ("In total: 3", {"count": 3}),
+])
+def test_start_end_intervals_and_reported_counts(text, want):
+    r = read(text)
+    assert r.summary() == want and r.fully_read

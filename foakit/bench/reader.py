@@ -325,6 +325,29 @@ class _Parser:
                 return True
         return False
 
+    def r_start_end(self, i: int) -> bool:
+        """"starting at 0.7 s and ending at 4.5 s", "it begins at 2 s and ends at 5 s"."""
+        k = self.opt(i, "starting at", "starting from", "starts at", "begins at",
+                     "beginning at", "start at", "begin at", "onset at", "it starts at",
+                     "it begins at")
+        if k == i:
+            return False
+        t1 = self.time(self.hedge(k), unit=False)
+        if t1 is None:
+            return False
+        a, j, _ = t1
+        j = self.opt(j, ",", "and")
+        j = self.opt(j, "ending at", "ends at", "stopping at", "stops at", "finishing at",
+                     "finishes at", "end at", "offset at", "it ends at", "it stops at")
+        if not self.w(j - 1) == "at":
+            return False
+        t2 = self.time(self.hedge(j))
+        if t2 is None:
+            return False
+        b, e, _ = t2
+        self.add("interval", i, e, window=self.span(a, b))
+        return True
+
     def r_open(self, i: int) -> bool:
         after = ("after", "later than", "not until", "past", "beyond", "not before",
                  "only after", "following")
@@ -742,10 +765,12 @@ class _Parser:
         if self.w(e) in _COUNT_NOUN and not (self.w(e) == "one" and e == j):
             self.add("count", i, e + 1, count=int(v))
             return True
-        # a bare number option: "3", "Five", "Just one."
+        # a bare number option: "3", "Five", "Just one.", "I count 4."
         rest = [t for t in self.toks[e:] if t.text not in (".", "!", ",")]
-        if not rest and all(t.text in ("there", "is", "are", "only", "just", "exactly")
-                            for t in self.toks[:i]):
+        frame = {"there", "is", "are", "only", "just", "exactly", "i", "we", "count",
+                 "counted", "hear", "heard", "can", "make", "out", "detect", "total", "in",
+                 "the", "answer", "number", ":", "it's", "it", "sources", "sounds"}
+        if not rest and all(t.text in frame for t in self.toks[:i]):
             self.add("count", i, e, count=int(v))
             return True
         return False
@@ -802,8 +827,8 @@ class _Parser:
 
 _NOT_LIST = {"time_point", "interval", "open_interval", "clip_part", "duration", "direction",
              "height", "distance", "spatial_relation"}
-_RULES = ("r_interval", "r_part", "r_open", "r_duration", "r_point", "r_clock", "r_angle",
-          "r_height", "r_distance", "r_direction", "r_count", "r_temporal")
+_RULES = ("r_interval", "r_start_end", "r_part", "r_open", "r_duration", "r_point", "r_clock",
+          "r_angle", "r_height", "r_distance", "r_direction", "r_count", "r_temporal")
 
 # a sound list's frame: "In the audio, you can hear X.", "The clip features X."
 _LIST_FRAME = re.compile(
