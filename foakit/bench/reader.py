@@ -222,6 +222,11 @@ class _Parser:
             i = j
 
     def add(self, kind: str, i: int, j: int, **value) -> None:
+        # "during the opening three seconds": the preposition belongs to the time
+        if kind in ("clip_part", "interval", "open_interval") and i > 0 and \
+                not self.taken[i - 1] and self.w(i - 1) in ("during", "in", "within", "over",
+                                                             "across", "throughout"):
+            i -= 1
         for k in range(i, j):
             self.taken[k] = True
         a, b = self.toks[i].start, self.toks[j - 1].end
@@ -440,6 +445,10 @@ class _Parser:
         where = self.w(k)
         fracs = {"beginning": (0.0, 0.2), "start": (0.0, 0.2), "outset": (0.0, 0.2),
                  "middle": (0.4, 0.6), "end": (0.8, 1.0), "close": (0.8, 1.0)}
+        # "the start and end times", "the end of the dog": no part of the clip
+        if self.w(k + 1) in ("and", "or", "/", "time", "times", "point", "points") or \
+                (self.w(k + 1) == "of" and self.w(self.opt(k + 2, "the", "this")) not in _CLIP):
+            return False
         if where in fracs and (where != "close" or self.w(k + 1) == "of"):
             e = self.opt(k + 1, "of the clip", "of the recording", "of the audio",
                          "of the file", "of the scene")

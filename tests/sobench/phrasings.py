@@ -274,14 +274,17 @@ PHRASINGS: dict[str, list[Phrasing]] = {
 }
 
 #: Phrases the parser must report as unread (and read nothing else from).
+#: Parts of the clip said in words: read (issue 27 asks for them), as fractions of the clip.
+READ_PARTS = [
+    ("the sound early in the clip", (0.0, 1 / 3)),
+    ("the sound near the end of the recording", (0.8, 1.0)),
+]
 UNREAD = [
     ("the sound from the northeast", ["northeast"]),
     ("the sound 300 ms after the start", ["300 ms", "after the start"]),
     ("the sound about 2 m away", ["2 m"]),
-    ("the sound early in the clip", ["early in the clip"]),
     ("the sound thirty degrees to the left", ["thirty degrees to the left"]),
     ("the sound on the port side", ["port side"]),
     ("the sound at 13 o'clock", ["13 o'clock"]),
-    ("the sound near the end of the recording", ["near the end of the recording"]),
     ("the sound at 45", ["45"]),
 ]
