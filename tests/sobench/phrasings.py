@@ -208,6 +208,10 @@ PHRASINGS: dict[str, list[Phrasing]] = {
         _p("Name the sound heard after 6 seconds.", window=(6.0, float("inf"))),
         _p("What do you hear during the last 3 seconds?", window_last_s=3.0),
         _p("Identify the sound source active at 7.5 s.", time_s=7.5),
+        _p("Which sound is heard after the 6-second mark?", window=(6.0, float("inf"))),
+        _p("What sound plays from 7 s until the end?", window=(7.0, float("inf"))),
+        _p("Name the sound heard between the 6- and 9-second marks.", window=(6.0, 9.0)),
+        _p("What can you hear during the closing three seconds?", window_last_s=3.0),
     ],
     "identify_source_by_doa": [
         _p("Listen to the audio clip and answer based only on what you hear. Which sound "
