@@ -139,3 +139,26 @@ def test_ten_wordings_one_answer(question, styles, values, rec, stage, letter, r
     assert len(got) == 10
     for ans, r, abstained, options in got:
         assert (ans, r, abstained) == (letter, rule, False), options
+
+
+@pytest.mark.parametrize("styles, values, rec, cat, right, wrong", [
+    (COUNT_STYLES, COUNTS, TWO, 1, "B", "D"),
+    (SPAN_STYLES, SPANS, ONE, 3, "C", "A"),
+    (DIR_STYLES, DIRS, ONE, 2, "D", "A"),
+], ids=["count", "span", "direction"])
+def test_ten_wordings_one_audit_verdict(styles, values, rec, cat, right, wrong):
+    from foakit.bench.rmsaqa.audit import AuditConfig, _check
+    from foakit.bench.rmsaqa.format import CATEGORIES, Item, Pair
+
+    verdicts = {right: set(), wrong: set()}
+    for style in styles:
+        options = {k: (style[v] if isinstance(style, dict) else
+                       style(*v) if isinstance(v, tuple) else style(v))
+                   for k, v in values.items()}
+        s1 = Pair(1, "Which sounds?", {"A": "a dog", "B": "a cat"}, "A")
+        for ref in verdicts:
+            s2 = Pair(2, "What does the clip say?", options, ref, cat, CATEGORIES[cat])
+            v = _check(Item("seg", 0, "a.wav", s1, s2), rec, "A", AuditConfig())
+            verdicts[ref].add((v.field, v.verdict))
+    assert verdicts[right] == {(verdicts[right].copy().pop()[0], "consistent")}
+    assert len(verdicts[wrong]) == 1 and verdicts[wrong].pop()[1] == "suspicious"
