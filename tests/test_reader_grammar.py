@@ -176,6 +176,7 @@ def test_resolve_window_needs_a_duration_for_relative_parts():
     ("It begins at 2 s and ends at 5 s.", {"window": (2.0, 5.0)}),
     ("I count 4.", {"count": 4}),
     ("In total: 3", {"count": 3}),
+    ("approx. 3 s", {"time_s": 3.0}),
 ])
 def test_start_end_intervals_and_reported_counts(text, want):
     r = read(text)

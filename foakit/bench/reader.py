@@ -141,7 +141,7 @@ _MS = {"ms", "msec", "msecs", "millisecond", "milliseconds"}
 _METRE = {"m", "metre", "metres", "meter", "meters"}
 _DEG = {"degree", "degrees", "deg", "degs", "°", "º"}
 _HEDGE = {"about", "around", "approximately", "approx", "roughly", "circa", "~", "some",
-          "nearly", "almost", "somewhere", "maybe", "perhaps", "approx.", "exactly",
+          "nearly", "almost", "somewhere", "maybe", "perhaps", "exactly",
           "precisely", "just"}
 _FRAME = {"you", "me", "us", "listener", "microphone", "mic", "room", "scene", "recording",
           "head", "yourself", "center", "centre"}
@@ -216,7 +216,7 @@ class _Parser:
                          "somewhere near", "somewhere around", "some time around",
                          "in the vicinity of", "on the order of", "more or less", "roughly",
                          "approx .", "~", "near", "nearly") if self.w(i) not in _HEDGE \
-                else i + 1
+                else i + 1 + (self.w(i) == "approx" and self.w(i + 1) == ".")
             if j == i:
                 return i
             i = j
@@ -385,7 +385,7 @@ class _Parser:
         first = self.w(k)
         # "the opening three seconds", "the last 3 s"
         if first in ("first", "opening", "initial", "last", "closing", "final", "beginning",
-                     "starting", "ending", "final"):
+                     "starting", "ending"):
             t = self.time(k + 1)
             if t is not None and t[2]:
                 v, e, _ = t
@@ -396,8 +396,6 @@ class _Parser:
                 else:
                     self.add("clip_part", i, e, window=(0.0, v))
                 return True
-            if self.w(k + 1) in _PARTS or first in ("middle",):
-                pass
         if first in _PART_INDEX and self.w(k + 1) in _PARTS:
             n, idx = _PARTS[self.w(k + 1)], _PART_INDEX[first]
             if idx is None:
@@ -581,9 +579,6 @@ class _Parser:
         if w in ("right", "righthand") and not (self.w(i + 1) in _RIGHT_ADVERB and
                                                  self.w(i + 1) not in ("of",)):
             return "R", i + 1
-        if w == "right" and self.w(i + 1) in ("behind", "in") and \
-                self.w(i + 2) in ("you", "front", "the"):
-            return None
         return None
 
     def r_direction(self, i: int) -> bool:
