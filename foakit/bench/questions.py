@@ -304,11 +304,13 @@ def _mask(text: str, m: re.Match) -> str:
     return text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
 
 
-def _cues(text: str) -> Cues:
+def _cues(text: str, *, reader: bool = True) -> Cues:
     c = Cues(text=" ".join(text.split()))
     t = _OPTIONS.sub(lambda m: " " * len(m.group(0)), text.lower())
     t = _CLIP_LENGTH.sub(lambda m: " " * len(m.group(0)), t)
     t = _REFERENCE.sub(lambda m: " " * len(m.group(0)), t)
+    if reader:
+        t = _reader_times(c, t)
     m = _RELATION.search(t)
     if m and not _TIME_ANCHOR.match(m.group(2)):
         c.relation = "before" if m.group(1).startswith(("before", "preced")) else "after"
@@ -428,6 +430,62 @@ def _cues(text: str) -> Cues:
         t = _mask(t, m)
     c.unparsed += [" ".join(u.group(0).split()) for u in _UNREAD_RE.finditer(t)]
     return c
+
+
+def _reader_times(c: Cues, t: str) -> str:
+    """Times read by the expression reader (:func:`foakit.bench.reader.read`) into ``c``:
+    intervals ("between the 6- and 8-second marks"), open intervals ("after the 7-second
+    mark", "from 9 s until the end"), parts of the clip ("during the opening three
+    seconds", "near the end", "the entire recording") and time points, numbers in digits
+    or words; ``t`` is returned with them blanked out, so that no other rule reads them
+    again (the "second" of "7-second" is no order word)."""
+    from .reader import read
+
+    r = read(t)
+    for k, e in enumerate(r.exprs):
+        if e.kind not in _READER_TIME:
+            continue
+        if k and r.exprs[k - 1].value.get("temporal_relation") in ("before", "after") and \
+                not t[r.exprs[k - 1].end:e.start].strip():
+            continue  # "300 ms after the start": the start is an anchor, not the window
+        v = e.value
+        if v.get("window_frac") == (0.0, 1.0):  # the whole clip singles nothing out
+            t = t[:e.start] + " " * (e.end - e.start) + t[e.end:]
+            continue
+        own = _cues(e.text, reader=False)
+        if not own.unparsed and own.order is None and own.relation is None and \
+                _agrees(own, v):
+            continue  # the rules below read it as it is
+        if "window" in v and c.window is None:
+            a, b = v["window"]
+            c.window = (float(a), math.inf if b is None else float(b))
+        elif "window_frac" in v and c.window_frac is None:
+            c.window_frac = tuple(float(x) for x in v["window_frac"])
+        elif "window_last_s" in v and c.window_last_s is None:
+            c.window_last_s = float(v["window_last_s"])
+        elif "time_s" in v and c.time_s is None:
+            c.time_s = float(v["time_s"])
+        c.matched.append(" ".join(e.text.split()))
+        t = t[:e.start] + " " * (e.end - e.start) + t[e.end:]
+    return t
+
+
+_READER_TIME = {"time_point", "interval", "open_interval", "clip_part"}
+
+
+def _agrees(c: Cues, v: dict) -> bool:
+    """The rules' reading ``c`` of a phrase says what the reader's value ``v`` says."""
+    def close(a, b) -> bool:
+        a = [math.inf if x is None else float(x) for x in (a if isinstance(a, tuple) else [a])]
+        b = [math.inf if x is None else float(x) for x in (b if isinstance(b, tuple) else [b])]
+        return len(a) == len(b) and all(x == y or abs(x - y) < 1e-3
+                                        for x, y in zip(a, b, strict=False))
+
+    for key in ("window", "window_frac", "window_last_s", "time_s"):
+        if key in v:
+            got = getattr(c, key)
+            return got is not None and close(got, v[key])
+    return False
 
 
 def parse_question(question: str) -> Cues:

@@ -96,6 +96,14 @@ def test_cli_baseline_score_audit(corpora, tmp_path):
         r = foakit("baseline", "rmsaqa", c["clean"], "--kind", kind, "-o", out[kind],
                    "--analysis", c["an"], "--no-progress", "--workers", 1)
         assert r.returncode == 0, r.stderr
+        if kind == "dsp":
+            # the run summary says how many options the reader reads in full
+            from foakit.bench.rmsaqa.claims import coverage
+            qa = load_qa(c["clean"])
+            cov = coverage(t for it in qa for p in (it.stage1, it.stage2)
+                           for t in p.options.values())
+            assert f"options with every cue read {cov['fully_read']}/{cov['n']} " in r.stderr
+            assert cov["n"] == 8 * len(qa)
     rows = read_answers(out["dsp"])
     assert len(rows) == len(load_qa(c["clean"]))
     dsp = [json.loads(x) for x in out["dsp"].read_text().splitlines()]

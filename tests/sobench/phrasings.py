@@ -208,6 +208,10 @@ PHRASINGS: dict[str, list[Phrasing]] = {
         _p("Name the sound heard after 6 seconds.", window=(6.0, float("inf"))),
         _p("What do you hear during the last 3 seconds?", window_last_s=3.0),
         _p("Identify the sound source active at 7.5 s.", time_s=7.5),
+        _p("Which sound is heard after the 6-second mark?", window=(6.0, float("inf"))),
+        _p("What sound plays from 7 s until the end?", window=(7.0, float("inf"))),
+        _p("Name the sound heard between the 6- and 9-second marks.", window=(6.0, 9.0)),
+        _p("What can you hear during the closing three seconds?", window_last_s=3.0),
     ],
     "identify_source_by_doa": [
         _p("Listen to the audio clip and answer based only on what you hear. Which sound "
@@ -274,14 +278,17 @@ PHRASINGS: dict[str, list[Phrasing]] = {
 }
 
 #: Phrases the parser must report as unread (and read nothing else from).
+#: Parts of the clip said in words: read (issue 27 asks for them), as fractions of the clip.
+READ_PARTS = [
+    ("the sound early in the clip", (0.0, 1 / 3)),
+    ("the sound near the end of the recording", (0.8, 1.0)),
+]
 UNREAD = [
     ("the sound from the northeast", ["northeast"]),
     ("the sound 300 ms after the start", ["300 ms", "after the start"]),
     ("the sound about 2 m away", ["2 m"]),
-    ("the sound early in the clip", ["early in the clip"]),
     ("the sound thirty degrees to the left", ["thirty degrees to the left"]),
     ("the sound on the port side", ["port side"]),
     ("the sound at 13 o'clock", ["13 o'clock"]),
-    ("the sound near the end of the recording", ["near the end of the recording"]),
     ("the sound at 45", ["45"]),
 ]

@@ -350,6 +350,10 @@ def test_cli_baseline_then_score(corpus, tmp_path):
         res = _cli("baseline", "sobench", corpus, "--kind", kind, "-o", out, "--no-progress",
                    "--analysis", tmp_path / "an", "--workers", "1")
         assert res.returncode == 0, res.stderr
+        if kind == "dsp":  # the run summary says how many questions were read in full
+            from foakit.bench.sobench.format import parse_question
+            ok = sum(not parse_question(it.question).unparsed for it in load_qa(corpus).items)
+            assert f"questions with every cue read {ok}/{n} " in res.stderr
         rows = read_predictions(out)
         assert len(rows) == n and all(r["prediction"] for r in rows)
         assert {"qa_id", "audio_path", "task_name", "prediction", "foakit"} <= set(rows[0])

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from foakit.bench.questions import Cues, class_mentions, parse_question, referents
 
-from .phrasings import PHRASINGS, SEED_DETECT_TIME, UNREAD, VOCAB
+from .phrasings import PHRASINGS, READ_PARTS, SEED_DETECT_TIME, UNREAD, VOCAB
 
 CASES = [(task, k, p) for task, ps in PHRASINGS.items() for k, p in enumerate(ps)]
 _EMPTY = {"azimuth_deg": None, "azimuth_kind": None, "elevation_deg": None,
@@ -60,6 +60,12 @@ def test_every_phrasing_parses_to_its_cues(task, k, phrasing):
     else:
         _check(parse_question(phrasing.question), phrasing.cues, where)
     assert class_mentions(phrasing.question, VOCAB) == list(phrasing.classes), where
+
+
+@pytest.mark.parametrize("text, frac", READ_PARTS)
+def test_parts_of_the_clip_in_words_are_read(text, frac):
+    c = parse_question(text)
+    assert c.window_frac == pytest.approx(frac) and c.unparsed == []
 
 
 @pytest.mark.parametrize("text, unread", UNREAD)

@@ -215,7 +215,8 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
         ``scores`` (per letter, lower is better), ``tied`` letters, and the analysed
         values used.
     """
-    claims: dict[str, Claim] = {k: read_claim(v) for k, v in options.items()}
+    dur = rec.get("duration_s") if rec else None
+    claims: dict[str, Claim] = {k: read_claim(v, duration_s=dur) for k, v in options.items()}
     info: dict[str, Any] = {"abstained": True, "rule": "none"}
     if rec is None or rec.get("status") != "ok":
         info["why"] = "no analysis of the audio" + (f" ({rec.get('error')})" if rec else "")

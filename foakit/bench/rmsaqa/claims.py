@@ -1,32 +1,27 @@
 """What an answer option claims: a count, a direction, a time or interval, a sound list.
 
-Directions and times are read with the shared question parser
-(:func:`foakit.bench.questions.parse_question`: sector words, "ahead and to the left", clock
-positions, angles with left / right, "at 3.2 s", "between 2 and 4 s", "1.2-3.4 s"); this
-module adds what only answer options state: counts in digits or words, intervals joined by
-"and" / "until", and lists of sounds.
+Options are read with the shared expression reader (:func:`foakit.bench.reader.read`):
+sector words and their synonyms, clock positions, angles with side words, time points,
+intervals ("between the 6- and 8-second marks"), open intervals ("after 9 s", "from 9 s
+until the end"), parts of the clip ("during the opening three seconds", "the entire
+recording"), counts in digits or words and lists of sounds.  An option with a cue word the
+reader leaves unread claims nothing checkable (:attr:`Claim.unread` says which words), so
+no answer rests on a cue that was not read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..questions import AZIMUTH_HALFWIDTH_DEG, parse_question
+from ..questions import AZIMUTH_HALFWIDTH_DEG
+from ..reader import Reading, read, resolve_window
 
 __all__ = ["Claim", "read_claim", "count_of", "direction_of", "time_of", "list_length",
-           "onset_question"]
+           "onset_question", "coverage"]
 
-_NUMBER_WORDS = {"no": 0, "zero": 0, "none": 0, "one": 1, "single": 1, "a single": 1,
-                 "two": 2, "a pair of": 2, "both": 2, "three": 3, "four": 4, "five": 5,
-                 "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-_COUNT = re.compile(r"(?<![\d.])(\d+)(?![\d.]|\s*(?:s\b|sec|seconds?|o'?clock|°|degrees?|m\b))"
-                    r"|\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b",
-                    re.I)
-_SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)?\s*(?:-|–|to|and|until)\s*"
-                   r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)\b", re.I)
 _ONSET_Q = re.compile(r"\b(start|starts|begin|begins|onset|first heard|first audible)\b", re.I)
-_LIST_SPLIT = re.compile(r";|,|\band\b|\bplus\b|\bas well as\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -44,9 +39,13 @@ class Claim:
     onset_s : float or None
         A point in time (an onset).
     span : (float, float) or None
-        An interval (s).
+        An interval (s); an open one or a part of the clip only when the clip's duration
+        was given.
     n_listed : int
         Number of sounds the option lists (1 for a single phrase).
+    unread : tuple of str
+        Cue words the reader did not read; when there are any, the option claims nothing
+        checkable (count, direction and times are None).
     """
 
     count: int | None = None
@@ -55,43 +54,54 @@ class Claim:
     onset_s: float | None = None
     span: tuple[float, float] | None = None
     n_listed: int = 1
+    unread: tuple[str, ...] = ()
+
+    @property
+    def fully_read(self) -> bool:
+        """True when every cue word of the option was read."""
+        return not self.unread
+
+
+def _direction(r: Reading) -> tuple[float, float] | None:
+    for e in r.exprs:
+        if e.kind == "direction":
+            return float(e.value["azimuth_deg"]), AZIMUTH_HALFWIDTH_DEG[e.value["azimuth_kind"]]
+    return None
+
+
+def _time(r: Reading, duration_s: float | None
+          ) -> tuple[str, float | tuple[float, float]] | None:
+    s = r.summary()
+    win = resolve_window(s, duration_s)
+    if win is not None:
+        return "span", (float(win[0]), float(win[1]))
+    if s.get("time_s") is not None:
+        return "onset", float(s["time_s"])
+    return None
 
 
 def count_of(text: str) -> int | None:
-    """A count in digits or words ("3", "three sources", "only one"); None if none or
-    several different ones."""
-    found = set()
-    for m in _COUNT.finditer(text):
-        found.add(int(m.group(1)) if m.group(1) else _NUMBER_WORDS[m.group(2).lower()])
-    return found.pop() if len(found) == 1 else None
+    """A count in digits or words ("3", "three sources", "a pair of sounds"), or None."""
+    c = read(text).summary().get("count")
+    return None if c is None else int(c)
 
 
 def direction_of(text: str) -> tuple[float, float] | None:
     """(azimuth, half-width) in degrees of a direction claim, or None."""
-    cues = parse_question(text)
-    if cues.azimuth_deg is None:
-        return None
-    return float(cues.azimuth_deg), AZIMUTH_HALFWIDTH_DEG[cues.azimuth_kind]
+    return _direction(read(text))
 
 
-def time_of(text: str) -> tuple[str, float | tuple[float, float]] | None:
-    """``("span", (a, b))`` or ``("onset", t)`` of a time claim, or None."""
-    m = _SPAN.search(text)
-    if m:
-        a, b = sorted((float(m.group(1)), float(m.group(2))))
-        return "span", (a, b)
-    cues = parse_question(text)
-    if cues.window is not None and all(abs(v) < 1e6 for v in cues.window):
-        return "span", cues.window
-    if cues.time_s is not None:
-        return "onset", float(cues.time_s)
-    return None
+def time_of(text: str, *, duration_s: float | None = None
+            ) -> tuple[str, float | tuple[float, float]] | None:
+    """``("span", (a, b))`` or ``("onset", t)`` of a time claim, or None; open intervals
+    and parts of the clip need the clip's ``duration_s``."""
+    return _time(read(text), duration_s)
 
 
 def list_length(text: str) -> int:
-    """How many sounds an option lists ("a dog barking, speech and a doorbell" -> 3)."""
-    parts = [p for p in _LIST_SPLIT.split(text) if p.strip(" .")]
-    return max(1, len(parts))
+    """How many sounds an option lists ("a dog barking, speech and a doorbell" -> 3;
+    "In the audio, you can hear dishwasher." -> 1)."""
+    return int(read(text).summary().get("n_sounds") or 1)
 
 
 def onset_question(question: str) -> bool:
@@ -99,12 +109,38 @@ def onset_question(question: str) -> bool:
     return bool(_ONSET_Q.search(question))
 
 
-def read_claim(text: str) -> Claim:
-    """Everything :class:`Claim` can hold, read from one option's text."""
-    d = direction_of(text)
-    t = time_of(text)
-    return Claim(count=count_of(text) if d is None and t is None else None,
+def read_claim(text: str, *, duration_s: float | None = None) -> Claim:
+    """Everything :class:`Claim` can hold, read from one option's text.
+
+    ``duration_s`` (the clip's length) turns open intervals and parts of the clip into
+    spans; without it they give none.  An option with unread cue words claims nothing
+    checkable.
+    """
+    r = read(text)
+    unread = tuple(w for _, _, w in r.unread)
+    n_listed = int(r.summary().get("n_sounds") or 1)
+    if unread:
+        return Claim(n_listed=n_listed, unread=unread)
+    d = _direction(r)
+    t = _time(r, duration_s)
+    c = r.summary().get("count")
+    return Claim(count=int(c) if c is not None and d is None and t is None else None,
                  azimuth_deg=d[0] if d else None, halfwidth_deg=d[1] if d else None,
                  onset_s=t[1] if t and t[0] == "onset" else None,
                  span=t[1] if t and t[0] == "span" else None,
-                 n_listed=list_length(text))
+                 n_listed=n_listed)
+
+
+def coverage(texts: Iterable[str]) -> dict:
+    """How many of ``texts`` the reader reads with no unread cue word.
+
+    Returns
+    -------
+    dict
+        ``n``, ``fully_read`` and ``share`` (None when there are no texts).
+    """
+    n = ok = 0
+    for t in texts:
+        n += 1
+        ok += read(str(t)).fully_read
+    return {"n": n, "fully_read": ok, "share": round(ok / n, 4) if n else None}

@@ -67,6 +67,13 @@ def run_baseline(args: argparse.Namespace) -> int:
                 ab[s] += r["foakit"][s]["abstained"]
         msg += (f"; abstained (null answer) stage 1 {ab['stage1']}, stage 2 {ab['stage2']} "
                 f"of {len(res.rows)}")
+        from .claims import coverage
+
+        cov = coverage(t for it in qa for p in (it.stage1, it.stage2)
+                       for t in p.options.values())
+        if cov["n"]:
+            msg += (f"; options with every cue read {cov['fully_read']}/{cov['n']} "
+                    f"({cov['share']:.1%})")
     print(msg, file=sys.stderr)
     print_capped(res.problems, prefix="  problem: ")
     return 1 if res.problems else 0

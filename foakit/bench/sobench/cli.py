@@ -45,6 +45,22 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_benchmark, benchmark_run=_run_baseline)
 
 
+def _read_share(args: argparse.Namespace) -> str:
+    """"; questions with every cue read N/M (P %)" for a dsp run, else ""."""
+    if args.kind != "dsp":
+        return ""
+    from ...errors import FoakitError
+    from .format import load_qa, parse_question
+
+    try:
+        items = load_qa(args.root, args.split).items
+    except (FoakitError, OSError):  # the run itself reported why the QA file cannot be read
+        return ""
+    ok = sum(not parse_question(it.question).unparsed for it in items)
+    return f"; questions with every cue read {ok}/{len(items)}" + (
+        f" ({ok / len(items):.1%})" if items else "")
+
+
 def _run_baseline(args: argparse.Namespace) -> int:
     from collections import Counter
 
@@ -65,7 +81,7 @@ def _run_baseline(args: argparse.Namespace) -> int:
     print(f"foakit baseline sobench: {args.kind}: {len(rows)} predictions -> {path}; "
           f"{sum(abstained.values())} abstentions"
           + (" (" + ", ".join(f"{t} {n}" for t, n in sorted(abstained.items())) + ")"
-             if abstained else ""), file=sys.stderr)
+             if abstained else "") + _read_share(args), file=sys.stderr)
     print_capped(result.problems, prefix="  problem: ", more_prefix="  ")
     return 1 if result.problems else 0
 
