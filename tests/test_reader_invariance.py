@@ -122,7 +122,7 @@ def _answers(question, styles, values, rec, stage):
                        style(*v) if isinstance(v, tuple) else style(v))
                    for k, v in values.items()}
         assert coverage(options.values())["share"] == 1.0, options
-        letter, info = dsp_answer(question, options, rec, stage=stage, prior="A")
+        letter, info = dsp_answer(question, options, rec, stage=stage)
         out.append((letter, info["rule"], info["abstained"], options))
     return out
 
@@ -158,7 +158,7 @@ def test_ten_wordings_one_audit_verdict(styles, values, rec, cat, right, wrong):
         s1 = Pair(1, "Which sounds?", {"A": "a dog", "B": "a cat"}, "A")
         for ref in verdicts:
             s2 = Pair(2, "What does the clip say?", options, ref, cat, CATEGORIES[cat])
-            v = _check(Item("seg", 0, "a.wav", s1, s2), rec, "A", AuditConfig())
+            v = _check(Item("seg", 0, "a.wav", s1, s2), rec, AuditConfig())
             verdicts[ref].add((v.field, v.verdict))
     assert verdicts[right] == {(verdicts[right].copy().pop()[0], "consistent")}
     assert len(verdicts[wrong]) == 1 and verdicts[wrong].pop()[1] == "suspicious"
