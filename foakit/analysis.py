@@ -399,7 +399,7 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
 BACKGROUND_PARTS = 4
 #: Least directness (|summed intensity| / summed energy) of the quiet frames of each part
 #: with enough of them; an isotropic noise floor sums to about 0
-BACKGROUND_MIN_DIRECTNESS = 0.1
+BACKGROUND_MIN_DIRECTNESS = 0.07
 #: Most angle (degrees) between a part's quiet-frame direction and the clip's
 BACKGROUND_MAX_SPREAD_DEG = 30.0
 #: Least quiet time (s) in a part for it to count, and parts that must count
