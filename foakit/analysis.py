@@ -372,8 +372,9 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
         cones, axes = cones[keep], axes[keep]
     events = events_from_cones(cones, axes, frames["active"], frame_iv, frame_rate=fr,
                                power_scale=power_scale, params=params, onset_support=wet)
+    frame_doa = _frame_doa(frames)
     background = steady_background(frame_iv, frames["active"], frame_rate=fr,
-                                   power_scale=power_scale)
+                                   power_scale=power_scale, frame_doa=frame_doa)
     if background:
         events = [ev for ev in events if not _is_background(ev, background[0], n_frames / fr)]
     n_sources = assign_sources(events, params)
@@ -381,7 +382,7 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
         events = weak_sources_dropped(events, params.min_source_confidence)
         n_sources = assign_sources(events, params)
     # motion labels of the events the cones call stationary, from the per-frame DOA
-    label_frame_motion(events, _frame_doa(frames), frame_rate=fr, params=params)
+    label_frame_motion(events, frame_doa, frame_rate=fr, params=params)
     if clip_psi < params.distance_min_psi:
         for ev in events:  # no reverberation to weigh the direct sound against
             ev.distance_m, ev.distance_proxy = None, NO_DISTANCE
@@ -417,7 +418,7 @@ BACKGROUND_BELOW_DB = 5.0
 
 
 def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: float,
-                      power_scale: float) -> list[dict]:
+                      power_scale: float, frame_doa: np.ndarray | None = None) -> list[dict]:
     """The steady directional background of a clip, from its quiet (inactive) frames.
 
     Between and around the events the noise floor remains: an isotropic one's intensity
@@ -427,7 +428,10 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
     band intensity vectors, each over its frame's band energy.
     A background is reported when at least :data:`BACKGROUND_MIN_PARTS` parts count, all
     of them at least :data:`BACKGROUND_MIN_DIRECTNESS` direct and within
-    :data:`BACKGROUND_MAX_SPREAD_DEG` of the direction of all quiet frames together.
+    :data:`BACKGROUND_MAX_SPREAD_DEG` of the direction of all quiet frames together.  Its
+    direction is then read from the quiet frames' per-frame DOA (``frame_doa``: non-diffuse
+    bins, whitened across frequency), which the band sums' loud low frequencies and their
+    room reflections do not pull about.
 
     Parameters
     ----------
@@ -438,12 +442,15 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
     frame_rate : float
     power_scale : float
         Factor turning summed bin energies into mean-square power (Parseval).
+    frame_doa : ndarray [shape=(n_frames, 4)], optional
+        Per-frame DOA unit vector and weight (zero where no bin voted); without it, or
+        where no quiet frame voted, the direction is that of the mean normalised intensity.
 
     Returns
     -------
     list of dict
-        Empty, or one dict: ``azimuth_deg``, ``elevation_deg`` (of the quiet frames' mean
-        normalised intensity), ``level_db`` (band power of its directional part, dBFS on
+        Empty, or one dict: ``azimuth_deg``, ``elevation_deg`` (of the quiet frames'
+        weighted per-frame DOA), ``level_db`` (band power of its directional part, dBFS on
         W: the median quiet frame's band power times the directness), ``directness``
         (0-1: the length of that mean) and ``quiet_s`` (the quiet time it was measured on).
     """
@@ -473,6 +480,11 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
         if pn < BACKGROUND_MIN_DIRECTNESS or float(p @ vec) < cos_spread * pn * directness:
             return []
     az, el = vector_to_direction(vec)
+    if frame_doa is not None:
+        fd = np.asarray(frame_doa, dtype=np.float64)[quiet]
+        dv = (fd[:, :3] * fd[:, 3:4]).sum(axis=0)
+        if np.linalg.norm(dv) > 0:
+            az, el = vector_to_direction(dv)
     n_quiet = int(quiet.sum())
     # the median quiet frame's band power times the directness: the directional part
     power = float(np.median(iv[quiet, 3])) * power_scale * directness
