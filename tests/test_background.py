@@ -164,3 +164,23 @@ def test_mic_yaw_turns_every_direction(yaw):
     assert truth["azimuth_deg"] == pytest.approx(((70.0 - yaw) + 180) % 360 - 180)
     moving = yawed_truth({"azimuth_deg": 170.0, "azimuth_end_deg": -170.0}, -20.0)
     assert moving == {"azimuth_deg": -170.0, "azimuth_end_deg": -150.0}
+
+
+def test_background_direction_comes_from_the_frame_doa_when_given():
+    n, fr = 400, 40.0
+    active = np.zeros(n, dtype=bool)
+    active[150:250] = True
+    steady = np.tile(0.4 * direction_to_vector(0.0, 0.0), (n, 1))  # band intensity: 0 deg
+    doa = np.zeros((n, 4))
+    doa[:, :3] = direction_to_vector(30.0, 10.0)  # the whitened per-frame DOA: 30 deg
+    doa[:, 3] = 0.5
+    doa[active, :3] = direction_to_vector(-90.0, 0.0)  # the events' frames do not count
+    bg = steady_background(_iv(steady), active, frame_rate=fr, power_scale=1.0,
+                           frame_doa=doa)
+    assert len(bg) == 1
+    assert angular_distance(bg[0]["azimuth_deg"], bg[0]["elevation_deg"], 30.0, 10.0) < 0.1
+    assert bg[0]["directness"] == pytest.approx(0.4, abs=1e-4)
+    doa[:, 3] = 0.0  # no quiet frame voted: the band intensity's direction
+    bg = steady_background(_iv(steady), active, frame_rate=fr, power_scale=1.0,
+                           frame_doa=doa)
+    assert angular_distance(bg[0]["azimuth_deg"], bg[0]["elevation_deg"], 0.0, 0.0) < 0.1
