@@ -7,11 +7,12 @@ over folders.  Mono and stereo clips get energy and activity only (spatial field
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .conventions import direction_to_vector, vector_to_direction
+from .conventions import angular_distance, direction_to_vector, vector_to_direction
 from .events import (
     NO_DISTANCE,
     Event,
@@ -39,7 +40,8 @@ from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
 from .sources import assign_sources, label_frame_motion, weak_sources_dropped
 
-__all__ = ["ClipAnalysis", "analyze_clip", "analyze_samples", "detect_activity", "FRAME_COLUMNS"]
+__all__ = ["ClipAnalysis", "analyze_clip", "analyze_samples", "detect_activity", "FRAME_COLUMNS",
+           "steady_background"]
 
 #: Columns of the per-frame table (frames.parquet), besides audio_id.
 FRAME_COLUMNS = (
@@ -74,6 +76,9 @@ class ClipAnalysis:
         Clip DOA histogram over active frames.
     window_hist : ndarray [shape=(n_windows, n_az, n_el)] or None
     peaks : ndarray [shape=(n_windows, max_peaks, 4)] or None
+    background : list of dict
+        Steady directional sound through the whole clip that is not an event (a fan, an
+        air conditioner): at most one entry, :func:`steady_background`'s keys.
     """
 
     sample_rate: int
@@ -88,6 +93,7 @@ class ClipAnalysis:
     peaks: np.ndarray | None = None
     window_frames: int = 0
     extra: dict = field(default_factory=dict)
+    background: list[dict] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:
@@ -352,6 +358,7 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     """Events, source ids and the :class:`ClipAnalysis` of one FOA clip from its cones
     (``clip_psi``: its :func:`clip_diffuseness`, when already known)."""
     fr = grid.frame_rate
+    n_frames = len(frames["active"])
     if clip_psi is None:
         clip_psi = clip_diffuseness(frames["diffuseness"], frames["active"])
     # reflections and reverberant leakage are what the onset tests guard against; a dry clip
@@ -365,12 +372,17 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
         cones, axes = cones[keep], axes[keep]
     events = events_from_cones(cones, axes, frames["active"], frame_iv, frame_rate=fr,
                                power_scale=power_scale, params=params, onset_support=wet)
+    frame_doa = _frame_doa(frames)
+    background = steady_background(frame_iv, frames["active"], frame_rate=fr,
+                                   power_scale=power_scale, frame_doa=frame_doa)
+    if background:
+        events = [ev for ev in events if not _is_background(ev, background[0], n_frames / fr)]
     n_sources = assign_sources(events, params)
     if params.min_source_confidence > 0 and n_sources > 1:
         events = weak_sources_dropped(events, params.min_source_confidence)
         n_sources = assign_sources(events, params)
     # motion labels of the events the cones call stationary, from the per-frame DOA
-    label_frame_motion(events, _frame_doa(frames), frame_rate=fr, params=params)
+    label_frame_motion(events, frame_doa, frame_rate=fr, params=params)
     if clip_psi < params.distance_min_psi:
         for ev in events:  # no reverberation to weigh the direct sound against
             ev.distance_m, ev.distance_proxy = None, NO_DISTANCE
@@ -380,7 +392,125 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
         frames=frames, events=events, n_sources=n_sources,
         hist=None if window_hist is None else window_hist.sum(axis=0),
         window_hist=window_hist, peaks=peaks, window_frames=window_frames,
+        background=background,
     )
+
+
+#: Parts of the clip whose quiet frames are compared (a background lasts the whole clip)
+BACKGROUND_PARTS = 4
+#: Least directness (|summed intensity| / summed energy) of the quiet frames of each part
+#: with enough of them; an isotropic noise floor sums to about 0
+BACKGROUND_MIN_DIRECTNESS = 0.07
+#: Most angle (degrees) between a part's quiet-frame direction and the clip's
+BACKGROUND_MAX_SPREAD_DEG = 30.0
+#: Least quiet time (s) in a part for it to count, and parts that must count
+BACKGROUND_MIN_QUIET_S = 0.25
+BACKGROUND_MIN_PARTS = 2
+#: Events within this angle (degrees) of the background that start with the clip (first
+#: 0.1 s), last most of it (``BACKGROUND_SPAN``) or are not ``BACKGROUND_ABOVE_DB`` louder
+#: than it are the background, not sources
+BACKGROUND_EVENT_DEG = 25.0
+BACKGROUND_SPAN = 0.8
+BACKGROUND_ABOVE_DB = 3.0
+#: An event from elsewhere that starts with the clip and is this much quieter than the
+#: background is one of its reflections
+BACKGROUND_BELOW_DB = 5.0
+
+
+def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: float,
+                      power_scale: float, frame_doa: np.ndarray | None = None) -> list[dict]:
+    """The steady directional background of a clip, from its quiet (inactive) frames.
+
+    Between and around the events the noise floor remains: an isotropic one's intensity
+    vectors cancel, a fan's point at it.  The clip is cut into :data:`BACKGROUND_PARTS`
+    parts; the quiet frames of each part with at least :data:`BACKGROUND_MIN_QUIET_S` of
+    them give a directness and a direction: the length and direction of the mean of their
+    band intensity vectors, each over its frame's band energy.
+    A background is reported when at least :data:`BACKGROUND_MIN_PARTS` parts count, all
+    of them at least :data:`BACKGROUND_MIN_DIRECTNESS` direct and within
+    :data:`BACKGROUND_MAX_SPREAD_DEG` of the direction of all quiet frames together.  Its
+    direction is then read from the quiet frames' per-frame DOA (``frame_doa``: non-diffuse
+    bins, whitened across frequency), which the band sums' loud low frequencies and their
+    room reflections do not pull about.
+
+    Parameters
+    ----------
+    frame_iv : ndarray [shape=(n_frames, 4)]
+        Band sums of intensity (x, y, z) and energy per frame.
+    active : ndarray [shape=(n_frames,), dtype=bool]
+        Broadband activity.
+    frame_rate : float
+    power_scale : float
+        Factor turning summed bin energies into mean-square power (Parseval).
+    frame_doa : ndarray [shape=(n_frames, 4)], optional
+        Per-frame DOA unit vector and weight (zero where no bin voted); without it, or
+        where no quiet frame voted, the direction is that of the mean normalised intensity.
+
+    Returns
+    -------
+    list of dict
+        Empty, or one dict: ``azimuth_deg``, ``elevation_deg`` (of the quiet frames'
+        weighted per-frame DOA), ``level_db`` (band power of its directional part, dBFS on
+        W: the median quiet frame's band power times the directness), ``directness``
+        (0-1: the length of that mean) and ``quiet_s`` (the quiet time it was measured on).
+    """
+    iv = np.asarray(frame_iv, dtype=np.float64)
+    quiet = ~np.asarray(active, dtype=bool) & (iv[:, 3] > 0)
+    n = len(quiet)
+    least = max(1, int(round(BACKGROUND_MIN_QUIET_S * frame_rate)))
+    if n == 0 or quiet.sum() < least * BACKGROUND_MIN_PARTS:
+        return []
+    # each frame's intensity over its energy: the loud decaying tails of sources that fall
+    # in quiet frames weigh no more than the floor's own frames
+    unit = np.zeros((n, 3))
+    unit[quiet] = iv[quiet, :3] / iv[quiet, 3:4]
+    bounds = np.linspace(0, n, BACKGROUND_PARTS + 1).round().astype(int)
+    parts = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        q = quiet[a:b]
+        if q.sum() >= least:
+            parts.append(unit[a:b][q].mean(axis=0))
+    if len(parts) < BACKGROUND_MIN_PARTS:
+        return []
+    vec = unit[quiet].mean(axis=0)
+    directness = float(np.linalg.norm(vec))
+    cos_spread = math.cos(math.radians(BACKGROUND_MAX_SPREAD_DEG))
+    for p in parts:
+        pn = float(np.linalg.norm(p))
+        if pn < BACKGROUND_MIN_DIRECTNESS or float(p @ vec) < cos_spread * pn * directness:
+            return []
+    az, el = vector_to_direction(vec)
+    if frame_doa is not None:
+        fd = np.asarray(frame_doa, dtype=np.float64)[quiet]
+        dv = (fd[:, :3] * fd[:, 3:4]).sum(axis=0)
+        if np.linalg.norm(dv) > 0:
+            az, el = vector_to_direction(dv)
+    n_quiet = int(quiet.sum())
+    # the median quiet frame's band power times the directness: the directional part
+    power = float(np.median(iv[quiet, 3])) * power_scale * directness
+    return [{
+        "azimuth_deg": round(float(az), 2),
+        "elevation_deg": round(float(el), 2),
+        "level_db": round(10.0 * math.log10(max(power, 1e-20)), 2),
+        "directness": round(directness, 4),
+        "quiet_s": round(n_quiet / frame_rate, 3),
+    }]
+
+
+def _is_background(ev: Event, bg: dict, duration_s: float) -> bool:
+    """Whether an event is the background or one of its reflections: from its direction,
+    an event that starts with the clip, lasts most of it or is not clearly louder than it
+    (the background's own wobble); from elsewhere, one that starts with the clip well
+    below the background's level (a reflection of the sound already playing)."""
+    if ev.azimuth_deg is None or ev.elevation_deg is None or ev.energy_db is None:
+        return False
+    near = angular_distance(ev.azimuth_deg, ev.elevation_deg, bg["azimuth_deg"],
+                            bg["elevation_deg"]) <= BACKGROUND_EVENT_DEG
+    early = ev.onset_s <= 0.1
+    if near:
+        long = ev.offset_s - ev.onset_s >= BACKGROUND_SPAN * duration_s
+        return bool(early or long or ev.energy_db < bg["level_db"] + BACKGROUND_ABOVE_DB)
+    return bool(early and ev.energy_db < bg["level_db"] - BACKGROUND_BELOW_DB)
 
 
 def _blur(h: np.ndarray, sigma: float) -> np.ndarray:

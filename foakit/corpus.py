@@ -5,8 +5,9 @@ Outputs in ``OUT``:
 ``clips.jsonl``
     One line per file (the latest line for a path wins): ``audio_id``, ``path`` (relative to
     the audio folder), ``status`` (``ok`` / ``error``), ``error``, ``sample_rate``,
-    ``duration_s``, ``channels``, ``channel_order``, ``n_sources``, ``events``, ``n_frames``,
-    ``frames_part``.
+    ``duration_s``, ``channels``, ``channel_order``, ``n_sources``, ``events``,
+    ``background`` (a steady directional sound through the whole clip, not an event:
+    :func:`foakit.analysis.steady_background`), ``n_frames``, ``frames_part``.
 ``frames.parquet/``
     A Parquet dataset (one part file per batch): per clip and frame the columns of
     :data:`foakit.analysis.FRAME_COLUMNS` plus ``audio_id`` and ``path``.
@@ -110,6 +111,7 @@ def analyze_file(
         return rec, None
     rec["events"] = [e.to_dict() for e in res.events]
     rec["n_sources"] = res.n_sources
+    rec["background"] = res.background
     rec["n_frames"] = int(res.frames["frame"].shape[0])
     return rec, res.frames
 
@@ -521,6 +523,7 @@ def _new_record(rel_path: str, order: str) -> dict:
         "channel_order": order,
         "n_sources": None,
         "events": [],
+        "background": [],
         "n_frames": 0,
     }
 

@@ -251,13 +251,15 @@ def _base_record(rel_path: str, channel_order: str) -> dict:
     return {
         "audio_id": PurePosixPath(rel_path).stem, "path": rel_path, "status": "ok",
         "error": None, "sample_rate": None, "duration_s": None, "channels": None,
-        "channel_order": channel_order, "n_sources": None, "events": [], "n_frames": 0,
+        "channel_order": channel_order, "n_sources": None, "events": [], "background": [],
+        "n_frames": 0,
     }
 
 
 def _fill(rec: dict, res: ClipAnalysis) -> tuple[dict, dict]:
     rec["events"] = [e.to_dict() for e in res.events]
     rec["n_sources"] = res.n_sources
+    rec["background"] = res.background
     rec["n_frames"] = int(res.frames["frame"].shape[0])
     return rec, res.frames
 

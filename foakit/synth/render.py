@@ -31,11 +31,20 @@ Model
 * **Background noise** (``scene.snr_db`` set): an isotropic diffuse field
   (:func:`diffuse_noise`) scaled so that the mean W power of the summed direct sounds over
   the union of the events' active periods is ``snr_db`` above the W power of the noise.
+* **Directional interferer** (``interferer=`` an :class:`Interferer`): a steady sound that is
+  not a labelled source (a fan: low-pass noise plus a blade-pass hum) from one direction
+  for the whole clip, its direct sound ``snr_db`` below the sources' summed direct sounds
+  (on W, over their active periods); in a room it is reverberated from its position like
+  a source (moved nearer the microphone when the room cannot hold it 0.5 m from the walls).
+* **Microphone yaw** (``mic_yaw_deg``): the microphone turned by that much about the
+  vertical axis (counter-clockwise seen from above), so every direction it reports has its
+  azimuth lowered by ``mic_yaw_deg`` (:func:`yawed_truth` turns the truth the same way).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -48,6 +57,7 @@ from .signals import source_signal
 
 __all__ = [
     "ENGINES",
+    "Interferer",
     "ISM_MAX_ORDER",
     "PRA_MAX_ORDER",
     "diffuse_noise",
@@ -55,6 +65,8 @@ __all__ = [
     "render_scene",
     "resolve_engine",
     "room_impulse_response",
+    "fan_signal",
+    "yawed_truth",
 ]
 
 ENGINES = ("auto", "ism", "pyroomacoustics")
@@ -63,6 +75,89 @@ ISM_MAX_ORDER = 3
 #: Cap on pyroomacoustics' image-source order (keeps it fast; a diffuse tail continues it).
 PRA_MAX_ORDER = 20
 _LN1000 = math.log(1000.0)  # 60 dB of amplitude decay
+
+
+@dataclass(frozen=True)
+class Interferer:
+    """A steady directional sound through the whole clip that is not a labelled source.
+
+    Parameters
+    ----------
+    azimuth_deg, elevation_deg : float
+        Its direction (degrees; azimuth counter-clockwise from the front).
+    snr_db : float
+        Mean W power of the sources' summed direct sounds over their active periods above
+        the W power of the interferer's direct sound.
+    distance_m : float
+        Its distance from the microphone (m); only its reverberation depends on it.
+    """
+
+    azimuth_deg: float
+    elevation_deg: float
+    snr_db: float = 10.0
+    distance_m: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("azimuth_deg", "elevation_deg", "snr_db", "distance_m"):
+            v = getattr(self, name)
+            if not math.isfinite(v):
+                raise ParameterError(f"Interferer {name}={v!r} must be finite")
+        if not -90.0 <= self.elevation_deg <= 90.0:
+            raise ParameterError(
+                f"Interferer elevation_deg={self.elevation_deg!r} must be in [-90, 90]")
+        if not self.distance_m > 0:
+            raise ParameterError(f"Interferer distance_m={self.distance_m!r} must be positive")
+
+    def to_dict(self) -> dict:
+        return {"azimuth_deg": self.azimuth_deg, "elevation_deg": self.elevation_deg,
+                "snr_db": self.snr_db, "distance_m": self.distance_m}
+
+
+def fan_signal(n: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
+    """A fan: low-pass (500 Hz corner) noise, a tenth of white noise above it and a
+    blade-pass hum (60-140 Hz and its next three harmonics), slowly wobbling by about
+    1 dB; unit mean square.
+
+    Returns
+    -------
+    ndarray [shape=(n,)]
+    """
+    if n < 1:
+        raise ParameterError(f"{n=} must be >= 1")
+    sr = float(sample_rate)
+    white = rng.standard_normal(n)
+    b, a = sps.butter(1, 500.0 / (sr / 2.0))
+    x = sps.lfilter(b, a, white) + 0.1 * rng.standard_normal(n)
+    t = np.arange(n) / sr
+    f0 = float(rng.uniform(60.0, 140.0))
+    x = x / np.sqrt(np.mean(x**2))
+    for k in range(1, 5):
+        x += (0.5 / k) * np.sin(2 * np.pi * k * f0 * t + rng.uniform(0, 2 * np.pi))
+    x *= 1.0 + 0.1 * np.sin(2 * np.pi * float(rng.uniform(0.2, 0.5)) * t)
+    return x / np.sqrt(np.mean(x**2))
+
+
+def yawed_truth(source: dict, mic_yaw_deg: float) -> dict:
+    """A source's truth dict (``Source.to_dict()``) as a microphone turned by
+    ``mic_yaw_deg`` sees it: ``azimuth_deg`` and ``azimuth_end_deg`` lowered by the yaw
+    and wrapped to [-180, 180); the motion label does not change."""
+    from ..conventions import wrap_azimuth
+
+    out = dict(source)
+    for key in ("azimuth_deg", "azimuth_end_deg"):
+        if out.get(key) is not None:
+            out[key] = float(wrap_azimuth(out[key] - mic_yaw_deg))
+    return out
+
+
+def _yaw(x: np.ndarray, mic_yaw_deg: float) -> np.ndarray:
+    """Turn an ambiX (W, Y, Z, X) signal into the frame of a microphone turned by
+    ``mic_yaw_deg`` (in place): azimuth a becomes a - yaw."""
+    c, s = math.cos(math.radians(mic_yaw_deg)), math.sin(math.radians(mic_yaw_deg))
+    y, xx = x[1].copy(), x[3].copy()
+    x[1] = c * y - s * xx
+    x[3] = c * xx + s * y
+    return x
 
 
 @lru_cache(maxsize=1)
@@ -388,7 +483,8 @@ def direct_snr_db(scene: Scene) -> list[float | None]:
     return out
 
 
-def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
+def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer | None = None,
+                 mic_yaw_deg: float = 0.0) -> np.ndarray:
     """Render a scene to ambiX FOA.
 
     Parameters
@@ -397,6 +493,12 @@ def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
         What to render; signals, tail and noise are seeded from ``scene.seed``.
     engine : {"auto", "ism", "pyroomacoustics"}
         Room model for reverberant scenes (ignored for anechoic ones).
+    interferer : Interferer, optional
+        A steady directional sound through the whole clip, not among ``scene.sources``
+        (seeded from ``scene.seed`` too).
+    mic_yaw_deg : float
+        The microphone's yaw: every rendered direction's azimuth is lowered by it
+        (:func:`yawed_truth` gives the truth it then hears).
 
     Returns
     -------
@@ -428,7 +530,40 @@ def render_scene(scene: Scene, *, engine: str = "auto") -> np.ndarray:
             rir = room_impulse_response(scene, i, engine=engine, include_direct=False)
             rev = sps.oaconvolve(s[None, :], rir[:, : n - a], axes=1)[:, : n - a]
             out[:, a : a + rev.shape[1]] += rev
+    if interferer is not None:
+        if not isinstance(interferer, Interferer):
+            raise ParameterError(
+                f"interferer must be an Interferer, got {type(interferer).__name__}")
+        out += _render_interferer(scene, interferer, engine, direct_w, active)
     if scene.snr_db is not None:
         noise = diffuse_noise(n, sr, np.random.default_rng([scene.seed, 7, 3]))
         out += noise * math.sqrt(_noise_power(direct_w, active, scene.snr_db))
+    if not math.isfinite(mic_yaw_deg):
+        raise ParameterError(f"{mic_yaw_deg=!r} must be finite")
+    if mic_yaw_deg:
+        _yaw(out, mic_yaw_deg)
     return out.astype(np.float32)
+
+
+def _render_interferer(scene: Scene, itf: Interferer, engine: str, direct_w: np.ndarray,
+                       active: np.ndarray) -> np.ndarray:
+    sr, n = scene.sample_rate, scene.n_samples
+    s = fan_signal(n, sr, np.random.default_rng([scene.seed, 11, 5]))
+    s *= math.sqrt(_noise_power(direct_w, active, itf.snr_db))
+    out = encode_plane_wave(s, itf.azimuth_deg, itf.elevation_deg)
+    if scene.rt60_s is None:
+        return out
+    room, mic = (np.asarray(v) for v in room_geometry(scene))
+    u = direction_to_vector(itf.azimuth_deg, itf.elevation_deg)
+    # the farthest the room lets it be along its direction, 0.5 m from the walls
+    with np.errstate(divide="ignore"):
+        reach = np.where(u > 0, (room - 0.5 - mic) / u, np.where(u < 0, (0.5 - mic) / u, np.inf))
+    dist = float(min(itf.distance_m, max(float(reach.min()), 0.3)))
+    rng = np.random.default_rng([scene.seed, 11, 2])
+    eng = resolve_engine(engine)
+    rir_fn = _pra_rir if eng == "pyroomacoustics" else _ism_rir
+    # the direct sound is the plane wave above at 1 / 1 m; the room's part scales with it
+    rir = rir_fn(dist * u, mic, room, scene.rt60_s, sr, rng, False) * dist
+    rev = sps.oaconvolve(s[None, :], rir[:, :n], axes=1)[:, :n]
+    out[:, : rev.shape[1]] += rev
+    return out
