@@ -132,13 +132,22 @@ def _noop(batch):
 
 # Scaling -----------------------------------------------------------------------------------
 
+def _env_name(key: str) -> str:
+    """Dask's environment variable for a configuration key."""
+    return "DASK_" + key.upper().replace(".", "__").replace("-", "_")
+
+
 class Cluster:
     """``dask scheduler`` + ``dask worker --nworkers N --nthreads 1``, started here."""
 
     def __init__(self, tmp: str, n: int) -> None:
+        from foakit.dist import LOCAL_CONFIG
+
         self.file = os.path.join(tmp, "scheduler.json")
         dask = os.path.join(os.path.dirname(sys.executable), "dask")
-        env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+        # the settings docs/dask.md recommends (those foakit's local:N clusters use)
+        env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0",
+                   **{_env_name(k): str(v) for k, v in LOCAL_CONFIG.items()})
         self.sched = subprocess.Popen(
             [dask, "scheduler", "--scheduler-file", self.file, "--host", "127.0.0.1",
              "--port", "0", "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,

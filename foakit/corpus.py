@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -265,8 +265,7 @@ class _Writer:
         path.unlink()
 
 
-@dataclass(frozen=True, slots=True)
-class _Written:
+class _Written(NamedTuple):
     """What comes back to the client for a clip whose batch a worker wrote into OUT: the
     batch's record file (under ``records/``) and what the summary counts."""
 

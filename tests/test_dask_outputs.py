@@ -112,3 +112,22 @@ def test_a_worker_that_cannot_write_out_stops_the_run(cluster, corpus, tmp_path)
         run_batches_dask(deque([_paths(audio)[:2]]), work, lambda r: None, _failed,
                          cluster=cluster, reraise=(OutputUnwritable,))
     assert not nowhere.exists()
+
+
+def _worker_settings():
+    import dask
+
+    return (dask.config.get("distributed.worker.profile.enabled"),
+            dask.config.get("distributed.admin.tick.interval"))
+
+
+def test_local_clusters_run_without_the_clock_driven_monitors():
+    import dask
+
+    from foakit.dist import LOCAL_CONFIG
+
+    before = dask.config.get("distributed.worker.profile.enabled")
+    with DaskCluster("local:1", dashboard=False) as dc:
+        got = dc.client.run(_worker_settings)
+        assert list(got.values()) == [(False, LOCAL_CONFIG["distributed.admin.tick.interval"])]
+    assert dask.config.get("distributed.worker.profile.enabled") == before  # restored
