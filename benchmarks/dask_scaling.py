@@ -12,7 +12,8 @@ analyze AUDIO -o OUT --no-progress`` in a fresh process, timed from start to exi
 * ``dask-local``: ``--dask local:N`` (the command starts and stops a LocalCluster);
 * ``dask-sched``: ``--dask SCHEDULER_FILE`` against a cluster started beforehand by this
   script (``dask scheduler --scheduler-file F`` and ``dask worker --scheduler-file F
-  --nworkers N --nthreads 1``), kept up over all repeats.
+  --nworkers N --nthreads 1``, with the settings docs/dask.md recommends), kept up over
+  all repeats and warmed by one untimed command on 100 clips (``--cold``: not).
 
 The order of the three is rotated from one repeat to the next, and each Dask run's
 throughput is divided by the local pool's of the same repeat.  Also measured, on the
@@ -32,6 +33,9 @@ writing; the client's other threads, where its communication and the in-process 
 run), the bytes of results that come back per clip, the workers' CPU per clip, closing.
 
     python benchmarks/dask_scaling.py --profile [--seconds 2000]
+
+``--idle``: the CPU an idle LocalCluster burns by the clock, with Dask's default settings
+and with :data:`foakit.dist.LOCAL_CONFIG`, alternated twice.
 """
 
 from __future__ import annotations
@@ -164,6 +168,12 @@ class Cluster:
         with Client(scheduler_file=self.file, timeout=60) as c:
             c.wait_for_workers(n, timeout=120)
 
+    def warm(self, audio: str, out: str) -> float:
+        """One untimed command on the first folder: the workers import foakit and load its
+        kernels on their first task, once in the life of a cluster (a long-lived cluster
+        is warm); returns its wall seconds."""
+        return run_cli(os.path.join(audio, "h000"), out, ["--dask", self.file])["wall_s"]
+
     def close(self) -> None:
         for p in (self.workers, self.sched):
             try:
@@ -242,6 +252,10 @@ def scaling(args: argparse.Namespace) -> int:
         cluster = Cluster(tmp, n)
         print(f"cluster started beforehand in {time.perf_counter() - t0:.1f} s: dask "
               f"scheduler + dask worker --nworkers {n} --nthreads 1", flush=True)
+        if not args.cold:
+            warm_s = cluster.warm(audio, os.path.join(tmp, "warm"))
+            print(f"warm-up command on its first 100 clips (untimed): {warm_s:.1f} s",
+                  flush=True)
         configs = {"local": ["--workers", str(n)], "dask-local": ["--dask", f"local:{n}"],
                    "dask-sched": ["--dask", cluster.file]}
         names = list(configs)
@@ -392,6 +406,32 @@ def _worker_cpu() -> float:
     return _cpu_self()
 
 
+def idle(args: argparse.Namespace) -> int:
+    """CPU of an idle LocalCluster (this process, its workers and their nannies) over
+    ``--idle-s`` seconds, with Dask's default settings and with foakit's."""
+    import psutil
+
+    import foakit.dist as dist
+
+    me = psutil.Process()
+
+    def cpu() -> float:
+        return _proc_cpu([me.pid])
+
+    ours = dict(dist.LOCAL_CONFIG)
+    for name, config in (("Dask's defaults", {}), ("foakit.dist.LOCAL_CONFIG", ours)) * 2:
+        dist.LOCAL_CONFIG = config
+        with dist.DaskCluster(f"local:{args.workers}", dashboard=False):
+            time.sleep(2.0)  # past the start
+            c0, t0 = cpu(), time.perf_counter()
+            time.sleep(args.idle_s)
+            share = (cpu() - c0) / (time.perf_counter() - t0)
+        print(f"idle LocalCluster of {args.workers} workers, {name}: {100 * share:.1f} % of "
+              f"a core (load {os.getloadavg()[0]:.1f})", flush=True)
+    dist.LOCAL_CONFIG = ours
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=None,
@@ -400,10 +440,17 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--audio", help="a corpus written before by this script (else a new one)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--cold", action="store_true",
+                    help="no warm-up command on the pre-started cluster")
+    ap.add_argument("--idle", action="store_true",
+                    help="only the CPU of an idle LocalCluster, Dask's settings and foakit's")
+    ap.add_argument("--idle-s", type=float, default=10.0)
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
     if args.seconds is None:
         args.seconds = 2000.0 if args.profile else 12000.0
+    if args.idle:
+        return idle(args)
     return profile(args) if args.profile else scaling(args)
 
 

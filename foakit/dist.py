@@ -199,12 +199,16 @@ class DaskCluster:
         self.cluster = None
         self.last_run: RunStats | None = None
         self._config = None
+        self._client_config = None
         if self.kind == "local" and importlib.util.find_spec("distributed") is not None:
             _start_fork_server()  # it loads foakit while this process imports Dask
         try:
+            import dask
             import distributed
         except ImportError:
             raise BackendUnavailable(_NO_DASK) from None
+        # this process's own event loop, checked by the second as in the local cluster
+        self._client_config = dask.config.set({"distributed.admin.tick.interval": "1s"})
         try:
             if self.kind == "local":
                 self._fork_server()
@@ -268,9 +272,11 @@ class DaskCluster:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
-        if self._config is not None:
-            self._config.__exit__(None, None, None)
-            self._config = None
+        for name in ("_config", "_client_config"):
+            config = getattr(self, name, None)
+            if config is not None:
+                config.__exit__(None, None, None)
+                setattr(self, name, None)
 
     def __enter__(self) -> DaskCluster:
         return self
