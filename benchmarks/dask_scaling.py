@@ -238,6 +238,18 @@ def scheduler_per_task(cluster: Cluster, n_tasks: int = 2000) -> dict:
                 "client_cpu_ms": 1e3 * (_cpu_self() - c0) / st.tasks}
 
 
+def idle_client_rate(file: str, seconds: float = 10.0) -> float:
+    """CPU seconds per second of this process connected to the scheduler and idle."""
+    from foakit.dist import DaskCluster
+
+    with DaskCluster(file, dashboard=False) as dc:
+        dc.n_threads()
+        time.sleep(1.0)
+        c0, t0 = _cpu_self(), time.perf_counter()
+        time.sleep(seconds)
+        return (_cpu_self() - c0) / (time.perf_counter() - t0)
+
+
 def scaling(args: argparse.Namespace) -> int:
     n = args.workers
     with tempfile.TemporaryDirectory(prefix="foakit_dask_") as tmp:
@@ -278,34 +290,47 @@ def scaling(args: argparse.Namespace) -> int:
                     flush=True)
                 rows.append(got)
             identical = {k: same_outputs(os.path.join(tmp, "local"), os.path.join(tmp, k))
-                         for k in ("dask-local", "dask-sched")}
-            # the client's CPU per extra clip: the full corpus against its first folder
+                         for k in ("dask-local", "dask-sched")} if rows else {}
+            # The client's CPU is a cost per clip (a) plus one per second of wall (b: its
+            # event loop's heartbeats and polls), which a slow (loaded or small) cluster
+            # charges to each clip.  b is measured on this process connected and idle; a
+            # from the full corpus against its first folder, b times the extra wall taken
+            # off.  At N workers of w CPU per clip the client runs a * N / w + b of a core.
+            idle_b = idle_client_rate(cluster.file)
             small = os.path.join(audio, "h000")
             n_small = len(os.listdir(small))
-            per = []
+            per, per_a, wcpu = [], [], []
             for _ in range(2):
-                big = run_cli(audio, os.path.join(tmp, "c-big"), configs["dask-sched"])
                 w0 = _proc_cpu([cluster.workers.pid])
+                big = run_cli(audio, os.path.join(tmp, "c-big"), configs["dask-sched"])
+                wcpu.append(_proc_cpu([cluster.workers.pid]) - w0)
                 lit = run_cli(small, os.path.join(tmp, "c-small"), configs["dask-sched"])
-                w_small = _proc_cpu([cluster.workers.pid]) - w0
-                per.append((big["cpu_s"] - lit["cpu_s"]) / (n_clips - n_small))
+                extra = n_clips - n_small
+                per.append((big["cpu_s"] - lit["cpu_s"]) / extra)
+                per_a.append((big["cpu_s"] - lit["cpu_s"]
+                              - idle_b * (big["wall_s"] - lit["wall_s"])) / extra)
             client_ms = 1e3 * statistics.median(per)
-            worker_ms = 1e3 * statistics.median(r["dask-sched"]["worker_cpu_s"]
-                                                for r in rows) / n_clips
+            client_a_ms = 1e3 * statistics.median(per_a)
+            worker_ms = 1e3 * statistics.median(
+                [r["dask-sched"]["worker_cpu_s"] for r in rows] + wcpu) / n_clips
             sched = scheduler_per_task(cluster)
         finally:
             cluster.close()
     print()
     for k in ("dask-local", "dask-sched"):
         ratios = [r[k]["ratio"] for r in rows]
-        print(f"{k} / local throughput: " + ", ".join(f"{x:.3f}" for x in ratios)
-              + f" (median {statistics.median(ratios):.3f})")
+        if ratios:
+            print(f"{k} / local throughput: " + ", ".join(f"{x:.3f}" for x in ratios)
+                  + f" (median {statistics.median(ratios):.3f})")
     print(f"outputs identical to the local pool's: {identical}")
-    print(f"client CPU per extra clip {client_ms:.3f} ms (runs: "
-          + ", ".join(f"{1e3 * x:.3f}" for x in per) + f"); worker CPU per clip "
-          f"{worker_ms:.2f} ms (first-folder run: {1e3 * w_small / n_small:.2f}); client / "
-          f"worker = {100 * client_ms / worker_ms:.2f} %: one client feeds "
-          f"{worker_ms / client_ms:.0f} workers")
+    print(f"worker CPU per clip {worker_ms:.2f} ms; client CPU per extra clip "
+          f"{client_ms:.3f} ms (runs: " + ", ".join(f"{1e3 * x:.3f}" for x in per)
+          + f") = {100 * client_ms / worker_ms:.2f} % of a worker's")
+    print(f"client idle, connected: {1e3 * idle_b:.1f} ms of CPU per second; per clip with "
+          f"that taken off {client_a_ms:.3f} ms (runs: "
+          + ", ".join(f"{1e3 * x:.3f}" for x in per_a) + f") = "
+          f"{100 * client_a_ms / worker_ms:.2f} % of a worker's: one client core feeds "
+          f"{(1 - idle_b) * worker_ms / client_a_ms:.0f} workers")
     print(f"scheduler per no-op task: {sched['sched_cpu_ms']:.2f} ms CPU (client "
           f"{sched['client_cpu_ms']:.2f} ms, wall {sched['wall_ms']:.2f} ms at 256 in flight "
           f"over {sched['tasks']} tasks): with 1 s tasks one scheduler feeds "
@@ -313,6 +338,7 @@ def scaling(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "identical": identical, "client_cpu_ms": client_ms,
+                       "client_per_clip_ms": client_a_ms, "client_idle_per_s": idle_b,
                        "worker_cpu_ms": worker_ms, "scheduler": sched}, fh, indent=2)
     return 0 if all(identical.values()) else 1
 
