@@ -13,11 +13,21 @@ Outputs in ``OUT``:
     :data:`foakit.analysis.FRAME_COLUMNS` plus ``audio_id`` and ``path``.
 ``manifest.json``
     foakit version, parameters, channel order, conventions.
+``records/``
+    On Dask, while it runs: the record files of batches that workers wrote and the client
+    has not yet committed (removed at the end of the run).
 
 Crash safety: a batch's Parquet part is written to a temporary name and renamed, *then* its
 clips.jsonl lines are appended in one ``write``.  A run killed at any moment loses only the
 batches in flight; on resume a trailing partial line is cut off and part files that no line
 references are deleted, and every clip with a line is skipped.
+
+On Dask the workers write (:func:`_write_batch`): a batch's part (temporary name, renamed),
+*then* its lines as a record file in ``records/`` (temporary name, renamed); the client gets
+a small summary per clip and commits the batch by appending the record file's bytes to
+clips.jsonl in one ``write``.  clips.jsonl stays the only commit log: a part or record file
+of a batch whose result never reached the client (its worker killed, or the client) is
+referenced by no line, so it is never read, and resume deletes it.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,6 +69,8 @@ __all__ = [
 CLIPS_FILE = "clips.jsonl"
 FRAMES_DIR = "frames.parquet"
 MANIFEST_FILE = "manifest.json"
+#: Record files of batches written by Dask workers, until the client commits them.
+RECORDS_DIR = "records"
 
 
 @dataclass
@@ -212,6 +224,26 @@ def _frames_table(results: list[tuple[dict, dict | None]]):
     return pa.table(table)
 
 
+def _write_part(frames_dir: Path, results: list[tuple[dict, dict | None]]) -> str | None:
+    """A batch's frame table as a Parquet part (temporary name, then renamed); its name, or
+    None when no clip of the batch has frames."""
+    import pyarrow.parquet as pq
+
+    table = _frames_table(results)
+    if table is None:
+        return None
+    part = f"part-{uuid.uuid4().hex}.parquet"
+    tmp = frames_dir / f".{part}.tmp"
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, frames_dir / part)
+    return part
+
+
+def _with_part(results: list[tuple[dict, dict | None]], part: str | None) -> list[dict]:
+    return [dict(rec, frames_part=part if frames is not None else None)
+            for rec, frames in results]
+
+
 class _Writer:
     """Appends finished batches to OUT, crash-safely (see the module docstring)."""
 
@@ -219,27 +251,100 @@ class _Writer:
         self.out = out_dir
         self.frames_dir = out_dir / FRAMES_DIR
         self.frames_dir.mkdir(parents=True, exist_ok=True)
+        self.records_dir = out_dir / RECORDS_DIR
         self.clips_path = out_dir / CLIPS_FILE
 
     def write(self, results: list[tuple[dict, dict | None]]) -> None:
-        import pyarrow.parquet as pq
+        append_records(self.clips_path, _with_part(results, _write_part(self.frames_dir,
+                                                                       results)))
 
-        table = _frames_table(results)
-        part = None
-        if table is not None:
-            part = f"part-{uuid.uuid4().hex}.parquet"
-            tmp = self.frames_dir / f".{part}.tmp"
-            pq.write_table(table, tmp, compression="zstd")
-            os.replace(tmp, self.frames_dir / part)
-        lines = []
-        for rec, frames in results:
-            rec = dict(rec, frames_part=part if frames is not None else None)
-            lines.append(rec)
-        append_records(self.clips_path, lines)
+    def commit(self, name: str) -> None:
+        """Commit a batch a worker wrote (:func:`_write_batch`): its record file's lines
+        appended to clips.jsonl in one write (from then on its part is referenced, so
+        complete), then the record file removed."""
+        path = self.records_dir / name
+        data = path.read_bytes()
+        fd = os.open(self.clips_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)  # one write: a kill leaves at most one torn last line
+        finally:
+            os.close(fd)
+        path.unlink()
+
+
+class _Written(NamedTuple):
+    """What comes back to the client for a clip whose batch a worker wrote into OUT: the
+    batch's record file (under ``records/``) and what the summary counts."""
+
+    records: str
+    path: str
+    status: str
+    duration_s: float | None
+    error: str | None
+
+
+def _write_batch(out_dir: str, results: list[tuple[dict, dict | None]]) -> list[_Written]:
+    """Write a batch's outputs into OUT from a worker: the Parquet part (temporary name,
+    renamed), *then* its clips.jsonl lines as a record file (temporary name, renamed), so a
+    record file exists only for a complete part; the client commits it
+    (:meth:`_Writer.commit`)."""
+    out = Path(out_dir)
+    part = _write_part(out / FRAMES_DIR, results)
+    name = f"{uuid.uuid4().hex}.jsonl"
+    data = "".join(json.dumps(r, allow_nan=False, separators=(",", ":")) + "\n"
+                   for r in _with_part(results, part)).encode()
+    tmp = out / RECORDS_DIR / f".{name}.tmp"
+    tmp.write_bytes(data)
+    os.replace(tmp, out / RECORDS_DIR / name)
+    return [_Written(name, rec["path"], rec["status"], rec["duration_s"], rec["error"])
+            for rec, _ in results]
+
+
+class OutputUnwritable(FoakitError, OSError):
+    """A worker cannot write into OUT (Dask workers must see OUT at the client's path)."""
+
+
+def _work_write(work: Callable, out_dir: str, paths: list[str]) -> list[_Written]:
+    """A Dask worker's batch: ``work(paths)``, then its outputs written into OUT.
+
+    Raises
+    ------
+    OutputUnwritable
+        The worker cannot write there (the run stops: no clip is recorded as failed for a
+        storage problem).
+    """
+    results = work(paths)
+    try:
+        return _write_batch(out_dir, results)
+    except OSError as exc:
+        raise OutputUnwritable(f"a Dask worker cannot write its outputs into {out_dir!r} "
+                               f"(OUT must be on storage every worker sees at the same "
+                               f"path): {type(exc).__name__}: {exc}") from None
+
+
+def _drop_uncommitted(out_dir: Path) -> None:
+    """After a Dask run: remove what workers lost mid-task left (record files never
+    committed, with their parts, and temporary files); their clips were run again."""
+    frames_dir = out_dir / FRAMES_DIR
+    for p in (out_dir / RECORDS_DIR).iterdir():
+        if not p.name.startswith("."):
+            for line in p.read_text(encoding="utf-8").splitlines():
+                part = json.loads(line).get("frames_part")
+                if part:
+                    (frames_dir / part).unlink(missing_ok=True)
+        p.unlink(missing_ok=True)
+    for p in frames_dir.glob(".part-*.tmp"):
+        p.unlink(missing_ok=True)
+    try:
+        (out_dir / RECORDS_DIR).rmdir()  # OUT as a local run leaves it
+    except OSError:  # a lost worker's late file: resume deletes it
+        pass
 
 
 def _repair(out_dir: Path) -> dict[str, dict]:
-    """Cut a torn last line, drop unreferenced parts; return the latest record per path."""
+    """Cut a torn last line, drop unreferenced parts and uncommitted record files (a
+    worker's batch that the client never committed is done again); return the latest
+    record per path."""
     records = read_records(out_dir / CLIPS_FILE)
     frames_dir = out_dir / FRAMES_DIR
     if frames_dir.is_dir():
@@ -247,6 +352,10 @@ def _repair(out_dir: Path) -> dict[str, dict]:
         for p in frames_dir.iterdir():
             if p.name not in used:
                 p.unlink()
+    records_dir = out_dir / RECORDS_DIR
+    if records_dir.is_dir():
+        for p in records_dir.iterdir():
+            p.unlink()
     return records
 
 
@@ -346,8 +455,10 @@ def analyze_corpus(
         later runs).
     dask : str, DaskCluster or distributed.Client, optional
         Analyse on this Dask cluster (see :func:`foakit.dist.run_batches_dask`): the
-        workers read the audio at ``audio_dir`` (which they must see at the same path),
-        this process writes OUT as a local run does.  ``workers`` is then not used.
+        workers read the audio at ``audio_dir`` and write their batches' Parquet parts and
+        record files into ``out_dir`` (both on storage they see at the same absolute
+        paths); this process commits the batches to clips.jsonl and writes the manifest.
+        ``workers`` is then not used.
 
     Returns
     -------
@@ -395,15 +506,23 @@ def analyze_corpus(
         bar = tqdm(total=len(all_files), initial=summary.n_skipped, unit="clip",
                    desc="foakit analyze", dynamic_ncols=True)
 
-    def finish(results: list[tuple[dict, dict | None]]) -> None:
-        writer.write(results)
-        for rec, _ in results:
-            if rec["status"] == "ok":
-                summary.n_ok += 1
-                summary.audio_seconds += rec["duration_s"] or 0.0
-            else:
-                summary.n_error += 1
-                summary.errors.append((rec["path"], rec["error"]))
+    def count(path: str, status: str, duration_s: float | None, error: str | None) -> None:
+        if status == "ok":
+            summary.n_ok += 1
+            summary.audio_seconds += duration_s or 0.0
+        else:
+            summary.n_error += 1
+            summary.errors.append((path, error))
+
+    def finish(results: list) -> None:
+        if results and isinstance(results[0], _Written):  # written by a Dask worker
+            writer.commit(results[0].records)
+            for w in results:
+                count(w.path, w.status, w.duration_s, w.error)
+        else:
+            writer.write(results)
+            for rec, _ in results:
+                count(rec["path"], rec["status"], rec["duration_s"], rec["error"])
         if bar is not None:
             bar.update(len(results))
         if on_batch is not None:
@@ -413,13 +532,18 @@ def analyze_corpus(
         return _error_record(rel_path, order, error), None
 
     batches = list(_batches(todo, batch_size))
+    if dask is not None:
+        # workers (on other machines, in other folders) write into OUT themselves
+        writer.records_dir.mkdir(exist_ok=True)
+        audio_abs, out_abs = os.path.abspath(audio_dir), os.path.abspath(out)
     try:
         if resolved == "cuda" and dask is not None:  # each Dask worker batches on its GPU
             run_batches(deque(batches),
-                        partial(_work_cuda, audio_dir, channel_order=order,
-                                params_d=params.to_dict(), normalisation=norm),
+                        partial(_work_write, partial(_work_cuda, audio_abs, channel_order=order,
+                                                     params_d=params.to_dict(),
+                                                     normalisation=norm), out_abs),
                         finish, failed, workers=workers, initializer=keep_freed_memory,
-                        reraise=(BackendUnavailable,), dask=dask)
+                        reraise=(BackendUnavailable, OutputUnwritable), dask=dask)
         elif resolved == "cuda":  # decoding threads + device batches (foakit.gpu.pipeline)
             from .gpu import analyze_batches_cuda
 
@@ -428,14 +552,24 @@ def analyze_corpus(
         else:
             # forked workers inherit the kernels warm_kernels loaded and keep their freed
             # memory; Dask workers are not forked from here: each loads the kernels itself
-            init = partial(_prepare_worker, params) if dask is not None else keep_freed_memory
-            run_batches(deque(batches),
-                        partial(_work, audio_dir, channel_order=order,
-                                params_d=params.to_dict(), normalisation=norm),
-                        finish, failed, workers=workers, initializer=init, dask=dask)
+            if dask is None:
+                run_batches(deque(batches),
+                            partial(_work, audio_dir, channel_order=order,
+                                    params_d=params.to_dict(), normalisation=norm),
+                            finish, failed, workers=workers, initializer=keep_freed_memory)
+            else:
+                run_batches(deque(batches),
+                            partial(_work_write, partial(_work, audio_abs, channel_order=order,
+                                                         params_d=params.to_dict(),
+                                                         normalisation=norm), out_abs),
+                            finish, failed, workers=workers,
+                            initializer=partial(_prepare_worker, params),
+                            reraise=(OutputUnwritable,), dask=dask)
     finally:
         if bar is not None:
             bar.close()
+    if dask is not None:
+        _drop_uncommitted(out)
     summary.seconds = time.perf_counter() - t0
     return summary
 

@@ -3,9 +3,10 @@
 :func:`run_batches_dask` is :func:`foakit.pool.run_batches` with Dask's distributed scheduler
 in place of the local process pool, and the same callbacks: batches go to the cluster as
 tasks, results come back as the tasks finish (``as_completed``), and every callback
-(``finish``, ``failed``, ``idle``) runs in this process, the client.  The client is the only
-writer of the outputs, so a Dask run writes what a local run writes, and resumes and
-survives ``kill -9`` the same way.
+(``finish``, ``failed``, ``idle``) runs in this process, the client.  What comes back is what
+``work`` returns: ``foakit analyze`` has its workers write each batch's outputs into OUT and
+return a small summary per clip, which ``finish`` commits (:mod:`foakit.corpus`), so a Dask
+run writes what a local run writes, and resumes and survives ``kill -9`` the same way.
 
 Tasks are sized by measurement: a task is a group of the caller's batches, one at first,
 then as many as make about :data:`TARGET_TASK_S` of work by the compute time that the
@@ -33,6 +34,7 @@ import asyncio
 import concurrent.futures as cf
 import gc
 import hashlib
+import importlib.util
 import logging
 import math
 import os
@@ -49,6 +51,7 @@ from .errors import WORKER_DIED, BackendUnavailable, FoakitError, ParameterError
 __all__ = [
     "ClusterError",
     "DaskCluster",
+    "LOCAL_CONFIG",
     "RunStats",
     "TARGET_TASK_S",
     "open_cluster",
@@ -58,6 +61,22 @@ __all__ = [
 
 #: Seconds of work a task is grown to (by the measured time per batch).
 TARGET_TASK_S = 1.0
+
+#: Dask settings of the ``local[:N]`` clusters foakit starts (its scheduler, nannies and
+#: workers), for as long as the cluster lives.  Dask's defaults keep every process busy
+#: by the clock, not by the work: a statistical profiler sampling each worker's running
+#: thread every 10 ms, an event-loop health check every 20 ms in every process, system
+#: monitors every 0.5 s and the nannies' memory checks every 0.1 s.  Measured on an idle
+#: 2-worker LocalCluster, that is 7.9 % of a core, against 1.7 % with these settings
+#: (``docs/dask.md``); on a busy machine it is taken from the workers.  The dashboard then
+#: has no profile page; the memory limits are still enforced, checked once a second.
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 _NO_DASK = "the dask extra is not installed: pip install 'foakit[dask]'"
 
@@ -177,13 +196,19 @@ class DaskCluster:
         self.target_task_s = float(target_task_s)
         self.kind, value = parse_dask_spec(spec)
         self.spec = os.fspath(spec)
-        try:
-            import distributed
-        except ImportError:
-            raise BackendUnavailable(_NO_DASK) from None
         self.cluster = None
         self.last_run: RunStats | None = None
         self._config = None
+        self._client_config = None
+        if self.kind == "local" and importlib.util.find_spec("distributed") is not None:
+            _start_fork_server()  # it loads foakit while this process imports Dask
+        try:
+            import dask
+            import distributed
+        except ImportError:
+            raise BackendUnavailable(_NO_DASK) from None
+        # this process's own event loop, checked by the second as in the local cluster
+        self._client_config = dask.config.set({"distributed.admin.tick.interval": "1s"})
         try:
             if self.kind == "local":
                 self._fork_server()
@@ -204,16 +229,20 @@ class DaskCluster:
                                f"{type(exc).__name__}: {exc}") from None
 
     def _fork_server(self) -> None:
-        """Have the LocalCluster's workers forked from a server that has imported foakit
-        and loaded its kernels (:mod:`foakit._dask_preload`), for the life of this object
-        (the nanny restarts lost workers the same way)."""
+        """Have the LocalCluster's workers forked from the server of
+        :func:`_start_fork_server`, for the life of this object (the nanny restarts lost
+        workers the same way)."""
         import dask
         import distributed.utils
 
         self._config = dask.config.set(
-            {"distributed.worker.multiprocessing-method": "forkserver"})
-        distributed.utils.get_mp_context().set_forkserver_preload(
-            ["distributed", "foakit._dask_preload"])
+            {"distributed.worker.multiprocessing-method": "forkserver", **LOCAL_CONFIG})
+        # Dask's own choice of preloaded modules imports pandas and a dozen other optional
+        # packages into this process first (some 0.5 s of CPU) to no use here: the server
+        # already runs with foakit's
+        if hasattr(distributed.utils, "_forkserver_preload_set"):
+            distributed.utils._forkserver_preload_set = True
+        distributed.utils.get_mp_context().set_forkserver_preload(_PRELOAD)
 
     @property
     def address(self) -> str:
@@ -243,9 +272,11 @@ class DaskCluster:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
-        if self._config is not None:
-            self._config.__exit__(None, None, None)
-            self._config = None
+        for name in ("_config", "_client_config"):
+            config = getattr(self, name, None)
+            if config is not None:
+                config.__exit__(None, None, None)
+                setattr(self, name, None)
 
     def __enter__(self) -> DaskCluster:
         return self
@@ -255,9 +286,24 @@ class DaskCluster:
 
 
 def _has_bokeh() -> bool:
-    import importlib.util
-
     return importlib.util.find_spec("bokeh") is not None
+
+
+#: What the fork server of a ``local[:N]`` cluster imports before it forks the workers.
+_PRELOAD = ["distributed", "foakit._dask_preload"]
+
+
+def _start_fork_server() -> None:
+    """Start multiprocessing's fork server with foakit preloaded (:mod:`foakit._dask_preload`:
+    Dask's worker modules, foakit's kernels loaded), so that every worker forked from it
+    inherits them instead of loading them itself.  Started before this process imports
+    Dask and starts the scheduler, it does its some 1 s of loading on another core
+    meanwhile (the server listens from its start and serves once loaded)."""
+    import multiprocessing
+    import multiprocessing.forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD)
+    multiprocessing.forkserver.ensure_running()
 
 
 def open_cluster(dask: Any) -> tuple[DaskCluster | None, Any]:
