@@ -25,7 +25,8 @@ seconds.  Detectors: ``silero_ref`` (the Silero VAD with the rules of its own
 under 0.1 s closed), ``silero`` (:func:`foakit.signal.speech_activity` with its default
 detector) and ``features`` (``detector='features'``).  ``--tune`` grids the Silero
 threshold and the minimum segment and clip speech on the split given and prints each
-setting's found / false-speech rates.
+setting's found / false-speech rates (also with segments in held notes vetoed by
+foakit's ``long_voiced_share`` feature).
 
     python benchmarks/real_recordings.py [--split dev|measure|both] [--tune] [--cap 40]
 """
@@ -227,6 +228,7 @@ def run_detectors(cl: list[dict], names) -> dict[str, float]:
             elif name == "silero_probs":
                 c["probs"] = SP.silero_probs(c["x"], SR)
                 c["level"] = SP._band_level(c["x"].astype(np.float64), 320)
+                c["long_voiced"] = SP.speech_features(c["x"], SR)["long_voiced_share"]
             else:
                 a = SP.speech_activity(c["x"], SR, detector=name)
                 c[f"sec_{name}"] = _seconds(a.active, a.hop_s)
@@ -249,27 +251,43 @@ def rates(cl: list[dict], key: str, min_s: float) -> dict:
             "false_rate": round(false / max(len(ns), 1), 3), "false_by_kind": by_kind}
 
 
+def _veto(active: np.ndarray, long_voiced: np.ndarray, limit: float) -> np.ndarray:
+    """Drop segments whose frames lie in long voiced runs (held notes) on average more
+    than ``limit`` (foakit's ``long_voiced_share`` feature)."""
+    out = active.copy()
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if long_voiced[a:b].mean() > limit:
+            out[a:b] = False
+    return out
+
+
 def tune(cl: list[dict]) -> list[dict]:
-    """Found / false rates of Silero settings: threshold, minimum segment, clip seconds."""
+    """Found / false rates of Silero settings: threshold, minimum segment, clip seconds,
+    and a veto of held-note segments by foakit's own ``long_voiced_share`` feature."""
     from foakit.signal import speech as SP
 
     hop = 0.02
     out = []
     for thr in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         for seg_min in (0.1, 0.15, 0.2, 0.25, 0.3):
-            for c in cl:
-                t = (np.arange(len(c["level"])) + 0.5) * hop
-                idx = np.minimum((t / 0.032).astype(int), len(c["probs"]) - 1)
-                act = SP._hysteresis(c["probs"][idx], thr, max(thr - 0.15, 0.01))
-                act &= c["level"] > 3.0
-                act, _ = SP._segments(act, t, hop, gap_s=0.3, min_s=seg_min)
-                c["sec_tune"] = _seconds(act, hop)
-            for clip_min in (0.1, 0.2, 0.3, 0.5):
-                if clip_min < seg_min:
-                    continue
-                r = rates(cl, "sec_tune", clip_min)
-                out.append({"threshold": thr, "min_segment_s": seg_min,
-                            "clip_min_s": clip_min, **r})
+            for veto in (None, 0.5, 0.7, 0.9):
+                for c in cl:
+                    t = (np.arange(len(c["level"])) + 0.5) * hop
+                    idx = np.minimum((t / 0.032).astype(int), len(c["probs"]) - 1)
+                    act = SP._hysteresis(c["probs"][idx], thr, max(thr - 0.15, 0.01))
+                    act &= c["level"] > 3.0
+                    act, _ = SP._segments(act, t, hop, gap_s=0.3, min_s=seg_min)
+                    if veto is not None:
+                        n = min(len(act), len(c["long_voiced"]))
+                        act = _veto(act[:n], c["long_voiced"][:n], veto)
+                    c["sec_tune"] = _seconds(act, hop)
+                for clip_min in (0.1, 0.2, 0.3, 0.5):
+                    if clip_min < seg_min:
+                        continue
+                    r = rates(cl, "sec_tune", clip_min)
+                    out.append({"threshold": thr, "min_segment_s": seg_min,
+                                "held_note_veto": veto, "clip_min_s": clip_min, **r})
     return out
 
 
