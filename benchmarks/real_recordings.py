@@ -25,8 +25,8 @@ seconds.  Detectors: ``silero_ref`` (the Silero VAD with the rules of its own
 under 0.1 s closed), ``silero`` (:func:`foakit.signal.speech_activity` with its default
 detector) and ``features`` (``detector='features'``).  ``--tune`` grids the Silero
 threshold and the minimum segment and clip speech on the split given and prints each
-setting's found / false-speech rates (also with segments in held notes vetoed by
-foakit's ``long_voiced_share`` feature).
+setting's found / false-speech rates, also with each segment vetoed when it lies in held
+notes (foakit's ``long_voiced_share``) or kept only when foakit's feature score confirms it.
 
     python benchmarks/real_recordings.py [--split dev|measure|both] [--tune] [--cap 40]
 """
@@ -213,6 +213,8 @@ def _seconds(active: np.ndarray, hop_s: float) -> float:
 
 def run_detectors(cl: list[dict], names) -> dict[str, float]:
     """Each clip's speech seconds per detector (stored on the clip); cost per clip."""
+    from scipy.ndimage import uniform_filter1d
+
     from foakit.signal import speech as SP
 
     cost = {}
@@ -228,7 +230,9 @@ def run_detectors(cl: list[dict], names) -> dict[str, float]:
             elif name == "silero_probs":
                 c["probs"] = SP.silero_probs(c["x"], SR)
                 c["level"] = SP._band_level(c["x"].astype(np.float64), 320)
-                c["long_voiced"] = SP.speech_features(c["x"], SR)["long_voiced_share"]
+                f = SP.speech_features(c["x"], SR)
+                c["long_voiced"] = f["long_voiced_share"]
+                c["feature_score"] = uniform_filter1d(SP._score(f), 10, mode="nearest")
             else:
                 a = SP.speech_activity(c["x"], SR, detector=name)
                 c[f"sec_{name}"] = _seconds(a.active, a.hop_s)
@@ -262,32 +266,52 @@ def _veto(active: np.ndarray, long_voiced: np.ndarray, limit: float) -> np.ndarr
     return out
 
 
+def _confirm(active: np.ndarray, score: np.ndarray, limit: float) -> np.ndarray:
+    """Keep the segments in which foakit's feature score reaches ``limit``."""
+    out = np.zeros_like(active)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if score[a:b].max() >= limit:
+            out[a:b] = True
+    return out
+
+
+RULES = [("none", None)] + [("held_note_veto", v) for v in (0.5, 0.7, 0.9)] + \
+    [("feature_confirm", v) for v in (0.1, 0.2, 0.3, 0.4)]
+
+
 def tune(cl: list[dict]) -> list[dict]:
     """Found / false rates of Silero settings: threshold, minimum segment, clip seconds,
-    and a veto of held-note segments by foakit's own ``long_voiced_share`` feature."""
+    and a rule from foakit's own features on each segment: none, a veto of segments in
+    held notes (``long_voiced_share`` above the value on average), or a confirmation
+    (the smoothed feature score reaching the value somewhere in the segment)."""
     from foakit.signal import speech as SP
 
     hop = 0.02
     out = []
     for thr in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        for seg_min in (0.1, 0.15, 0.2, 0.25, 0.3):
-            for veto in (None, 0.5, 0.7, 0.9):
-                for c in cl:
-                    t = (np.arange(len(c["level"])) + 0.5) * hop
-                    idx = np.minimum((t / 0.032).astype(int), len(c["probs"]) - 1)
-                    act = SP._hysteresis(c["probs"][idx], thr, max(thr - 0.15, 0.01))
-                    act &= c["level"] > 3.0
-                    act, _ = SP._segments(act, t, hop, gap_s=0.3, min_s=seg_min)
-                    if veto is not None:
-                        n = min(len(act), len(c["long_voiced"]))
-                        act = _veto(act[:n], c["long_voiced"][:n], veto)
-                    c["sec_tune"] = _seconds(act, hop)
-                for clip_min in (0.1, 0.2, 0.3, 0.5):
+        base = []
+        for c in cl:
+            t = (np.arange(len(c["level"])) + 0.5) * hop
+            idx = np.minimum((t / 0.032).astype(int), len(c["probs"]) - 1)
+            act = SP._hysteresis(c["probs"][idx], thr, max(thr - 0.15, 0.01))
+            base.append((t, act & (c["level"] > 3.0)))
+        for seg_min in (0.1, 0.2, 0.3):
+            for rule, value in RULES:
+                for c, (t, act) in zip(cl, base, strict=True):
+                    a, _ = SP._segments(act, t, hop, gap_s=0.3, min_s=seg_min)
+                    n = min(len(a), len(c["long_voiced"]))
+                    if rule == "held_note_veto":
+                        a = _veto(a[:n], c["long_voiced"][:n], value)
+                    elif rule == "feature_confirm":
+                        a = _confirm(a[:n], c["feature_score"][:n], value)
+                    c["sec_tune"] = _seconds(a, hop)
+                for clip_min in (0.1, 0.2, 0.3):
                     if clip_min < seg_min:
                         continue
                     r = rates(cl, "sec_tune", clip_min)
-                    out.append({"threshold": thr, "min_segment_s": seg_min,
-                                "held_note_veto": veto, "clip_min_s": clip_min, **r})
+                    out.append({"threshold": thr, "min_segment_s": seg_min, "rule": rule,
+                                "value": value, "clip_min_s": clip_min, **r})
     return out
 
 

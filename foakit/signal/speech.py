@@ -10,8 +10,11 @@ Two detectors stand behind :func:`speech_activity` (``detector=``):
     Frames whose score exceeds :data:`SILERO_THRESHOLD` (held down to 0.15 below it, the
     model's own hysteresis) and stand 3 dB above the clip's noise in the speech band
     are speech; segments under :data:`SILERO_MIN_SPEECH_S` are dropped and gaps under
-    :data:`SILERO_MIN_GAP_S` closed.  The thresholds were chosen on the development split
-    of real recordings (``benchmarks/real_recordings.py --split dev``).
+    :data:`SILERO_MIN_GAP_S` closed; a segment is kept where foakit's own feature score
+    (below) reaches :data:`FEATURE_CONFIRM` in it, which rejects short held tones and
+    synthesiser notes the model takes for syllables.  A clip holds speech from
+    :data:`CLIP_MIN_SPEECH_S` seconds.  The thresholds were chosen on the development split
+    of real recordings (``benchmarks/real_recordings.py --split dev --tune``).
 ``features``
     foakit's own spectral-feature detector, fitted on synthetic voices, music and noises;
     it finds formant-synthesised voices the trained model ignores, but calls much real
@@ -59,7 +62,8 @@ from ..errors import BackendUnavailable, ParameterError
 __all__ = ["SpeechActivity", "speech_activity", "speech_features", "silero_available",
            "resolve_detector",
            "silero_probs", "DETECTORS", "FEATURES", "WEIGHTS", "SILERO_THRESHOLD",
-           "SILERO_MIN_SPEECH_S", "SILERO_MIN_GAP_S", "CLIP_MIN_SPEECH_S"]
+           "SILERO_MIN_SPEECH_S", "SILERO_MIN_GAP_S", "CLIP_MIN_SPEECH_S",
+           "FEATURE_CONFIRM"]
 
 #: Detector names :func:`speech_activity` accepts.
 DETECTORS = ("auto", "silero", "features")
@@ -69,6 +73,8 @@ SILERO_THRESHOLD = 0.5
 SILERO_MIN_SPEECH_S = 0.1
 #: Longest gap closed inside a Silero speech segment (s).
 SILERO_MIN_GAP_S = 0.3
+#: foakit's feature score a Silero segment must reach somewhere to be kept.
+FEATURE_CONFIRM = 0.2
 #: Speech seconds in a clip for the clip to hold speech (the audits' presence rule).
 CLIP_MIN_SPEECH_S = 0.1
 
@@ -430,6 +436,27 @@ def _hysteresis(prob: np.ndarray, on: float, off: float) -> np.ndarray:
     return out
 
 
+def _confirm(active: np.ndarray, x: np.ndarray, sr: int, times: np.ndarray,
+             hop_s: float) -> tuple[np.ndarray, list]:
+    """Keep the Silero segments in which foakit's feature score (smoothed over 0.2 s)
+    reaches :data:`FEATURE_CONFIRM` somewhere: on the development split of real
+    recordings this drops about half the model's short false segments on instruments,
+    synthesiser basses and interface sounds and no speech."""
+    f = speech_features(x, sr, hop_s=hop_s)
+    n = min(len(active), len(f["times"]))
+    score = ndimage.uniform_filter1d(_score(f), max(int(round(0.2 / hop_s)), 1),
+                                     mode="nearest")
+    out = np.zeros_like(active)
+    segs = []
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active[:n].astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        if score[a:b].max() >= FEATURE_CONFIRM:
+            out[a:b] = True
+            segs.append((round(float(times[a] - hop_s / 2), 3),
+                         round(float(times[b - 1] + hop_s / 2), 3)))
+    return out, segs
+
+
 def _silero_activity(x: np.ndarray, sr: int, hop_s: float,
                      threshold: float) -> SpeechActivity:
     probs = silero_probs(x, sr)
@@ -446,6 +473,8 @@ def _silero_activity(x: np.ndarray, sr: int, hop_s: float,
     active = _hysteresis(prob, threshold, max(threshold - 0.15, 0.01)) & (level > 3.0)
     active, segs = _segments(active, times, hop_s, gap_s=SILERO_MIN_GAP_S,
                              min_s=SILERO_MIN_SPEECH_S)
+    if segs:
+        active, segs = _confirm(active, x, sr, times, hop_s)
     return SpeechActivity(times, prob, active, segs, float(active.mean()), hop_s, level,
                           "silero")
 
