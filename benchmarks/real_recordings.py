@@ -23,7 +23,8 @@ A clip is called speech when the detector's speech segments add up to ``--min-sp
 seconds.  Detectors: ``silero_ref`` (the Silero VAD with the rules of its own
 ``get_speech_timestamps``: threshold 0.5, off at 0.35, segments from 0.25 s, gaps
 under 0.1 s closed), ``silero`` (:func:`foakit.signal.speech_activity` with its default
-detector) and ``features`` (``detector='features'``).  ``--tune`` grids the Silero
+detector), ``silero_plain`` (the default's Silero rules without the confirmation by
+foakit's features) and ``features`` (``detector='features'``).  ``--tune`` grids the Silero
 threshold and the minimum segment and clip speech on the split given and prints each
 setting's found / false-speech rates, also with each segment vetoed when it lies in held
 notes (foakit's ``long_voiced_share``) or kept only when foakit's feature score confirms it.
@@ -227,6 +228,17 @@ def run_detectors(cl: list[dict], names) -> dict[str, float]:
                 t = (np.arange(len(p)) + 0.5) * 0.032
                 act, _ = SP._segments(act, t, 0.032, gap_s=0.1, min_s=0.25)
                 c["sec_silero_ref"] = _seconds(act, 0.032)
+            elif name == "silero_plain":
+                p = SP.silero_probs(c["x"], SR)
+                y = c["x"].astype(np.float64)
+                level = SP._band_level(y, 320)
+                t = (np.arange(len(level)) + 0.5) * 0.02
+                idx = np.minimum((t / 0.032).astype(int), len(p) - 1)
+                act = SP._hysteresis(p[idx], SP.SILERO_THRESHOLD,
+                                     SP.SILERO_THRESHOLD - 0.15) & (level > 3.0)
+                act, _ = SP._segments(act, t, 0.02, gap_s=SP.SILERO_MIN_GAP_S,
+                                      min_s=SP.SILERO_MIN_SPEECH_S)
+                c["sec_silero_plain"] = _seconds(act, 0.02)
             elif name == "silero_probs":
                 c["probs"] = SP.silero_probs(c["x"], SR)
                 c["level"] = SP._band_level(c["x"].astype(np.float64), 320)
@@ -323,7 +335,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--min-speech-s", type=float, default=None,
                     help="clip speech seconds for a speech call (default: the audits')")
-    ap.add_argument("--detectors", default="silero_ref,silero,features")
+    ap.add_argument("--detectors", default="silero_ref,silero_plain,silero,features")
     args = ap.parse_args(argv)
     from foakit.signal import speech as SP
 
