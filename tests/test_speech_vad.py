@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.signal import resample_poly
 
 from foakit.errors import BackendUnavailable, ParameterError
@@ -158,3 +160,38 @@ def test_audit_reports_name_the_detector(tmp_path):
     write_hallu(tmp_path / "ha", n_audio=6, seed=0, family="tune")
     h = audit(tmp_path / "ha", tmp_path / "ha_out", workers=1)
     assert h.summary["speech_detector"] == {"silero": 6}
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1), max_size=60), st.floats(0.05, 0.95), st.floats(0.0, 0.3))
+def test_hysteresis_turns_on_above_on_and_off_below_off(probs, on, gap):
+    p = np.array(probs)
+    off = max(on - gap, 0.01)
+    a = SP._hysteresis(p, on, off)
+    assert a.dtype == bool and a.shape == p.shape
+    for i in range(len(p)):
+        prev = bool(a[i - 1]) if i else False
+        assert a[i] == (p[i] >= off if prev else p[i] > on)
+
+
+def test_confirmation_keeps_only_segments_the_features_score_as_speech():
+    # known answer: a real phrase and a burst of noise, each its own segment
+    x, sr = _jfk()
+    speech = x[int(0.3 * sr):int(2.2 * sr)]
+    t = np.arange(int(1.5 * sr)) / sr
+    note = 0.3 * np.random.default_rng(0).normal(size=len(t))
+    gap = np.zeros(int(1.0 * sr))
+    y = np.concatenate([gap, speech, gap, note, gap])
+    y = y + 0.002 * np.random.default_rng(1).normal(size=len(y))
+    hop = 0.02
+    n = len(y) // int(hop * sr)
+    times = (np.arange(n) + 0.5) * hop
+    active = np.zeros(n, dtype=bool)
+    s0, s1 = 1.0, 1.0 + len(speech) / sr
+    n0, n1 = s1 + 1.0, s1 + 1.0 + len(note) / sr
+    active[(times > s0) & (times < s1)] = True
+    active[(times > n0) & (times < n1)] = True
+    kept, segs = SP._confirm(active, y, sr, times, hop)
+    assert len(segs) == 1 and abs(segs[0][0] - s0) < 0.05
+    assert kept[(times > s0) & (times < s1)].all()
+    assert not kept[(times > n0) & (times < n1)].any()
