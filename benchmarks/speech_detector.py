@@ -1,17 +1,19 @@
 """Measure speech-detector candidates on synthetic speech in noise, music and environments.
 
 Candidates: ``energy`` (frames 6 dB above the clip's noise floor, the energy detector of
-:func:`foakit.signal.measure_clip`), ``webrtcvad`` (webrtcvad-wheels, aggressiveness 0-3)
-and ``foakit`` (:func:`foakit.signal.speech_activity`).  Every candidate's frame decisions go
-through the same segment rule (gaps under 0.3 s closed, segments under 0.2 s dropped) and
-are scored on 20 ms frames against the speech truth (the phrase spans of
+:func:`foakit.signal.measure_clip`), ``webrtcvad`` (webrtcvad-wheels, aggressiveness 0-3),
+``silero`` (:func:`foakit.signal.speech_activity`, the default detector) and ``features``
+(``speech_activity(detector="features")``); real recordings: ``real_recordings.py``.
+Every candidate's frame decisions go through the same segment rule (gaps under 0.3 s
+closed, segments under 0.2 s dropped) and are scored on 20 ms frames against the speech
+truth (the phrase spans of
 :func:`foakit.signal.sounds.speech_like`; for espeak-ng, the clean utterances).
 
 Families are split: ``tune`` (voices male and female; noise white, pink, rain, band music;
 music melody, chords, drums, band, bowed; environments rain, wind, traffic, birds, siren)
 and ``report`` (voices child, fast_male, slow_female and espeak-ng voices; noise brown,
 traffic, machine, clatter, pluck music; music pluck, bells; environments bark, footsteps,
-water, machine, clapping).  ``--fit`` fits the logistic weights of the foakit detector on
+water, machine, clapping).  ``--fit`` fits the logistic weights of the features detector on
 the tune split and prints them.
 
     python benchmarks/speech_detector.py [--split tune|report] [--fit] [--seed 0]
@@ -110,8 +112,8 @@ def detect_webrtc(x, mode):
     return times, _segment_rule(act, times)
 
 
-def detect_foakit(x):
-    a = SP.speech_activity(x, SR, hop_s=HOP)
+def detect_foakit(x, detector):
+    a = SP.speech_activity(x, SR, hop_s=HOP, detector=detector)
     return a.times, a.active
 
 
@@ -211,7 +213,9 @@ def main() -> int:
         w = fit(clips)
         print("WEIGHTS =", np.array2string(w, precision=4, separator=", "))
         SP.WEIGHTS[:] = w
-    detectors = {"energy": detect_energy, "foakit": detect_foakit}
+    detectors = {"energy": detect_energy,
+                 "silero": lambda x: detect_foakit(x, "silero"),
+                 "features": lambda x: detect_foakit(x, "features")}
     try:
         import webrtcvad  # noqa: F401
 

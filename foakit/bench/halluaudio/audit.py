@@ -48,7 +48,7 @@ THRESHOLDS = {
     "absent_consistent_share": 0.03,
     "present_speech_share": 0.05,   # labelled speech: share or seconds found to agree
     "present_speech_s": 0.3,
-    "present_max_prob": 0.2,        # ... and no frame scoring this high for a flag
+    "present_max_prob": 0.4,        # ... and no frame scoring this high for a flag
     "span_clear_db": 30.0,          # an uncertain span of clear speech this far above noise
     "span_weak_db": 20.0,
     "clipped_share": 0.005,
@@ -60,8 +60,9 @@ RULES = [
     "detector finds speech in >= 10 % of the frames and >= 0.5 s; consistent below 3 %; "
     "unverifiable between.",
     "speech presence, labelled present: consistent when speech fills >= 5 % of the frames or "
-    ">= 0.3 s; suspicious when no frame's speech score reaches 0.2 (on the tuning family "
-    "noise alone scores at most 0.16, speech at -3..3 dB SNR at least 0.3); otherwise "
+    ">= 0.3 s; suspicious when no frame's speech score reaches 0.4 (on the development "
+    "split of real recordings every speech clip's Silero score reaches 0.4, 171 of 195 "
+    "non-speech clips' stay under it); otherwise "
     "unverifiable (speech-like frames under the detector's threshold: speech deep in "
     "noise).",
     "no_speech cases: suspicious when the audio holds speech by the first rule.",
@@ -462,6 +463,8 @@ def _summary(result: AuditResult, run) -> dict:
         "flags": count_flags(result.flags, group="level"),
         "failures": [list(f) for f in result.failures],
         "rules": RULES, "thresholds": THRESHOLDS,
+        "speech_detector": dict(Counter(a["measures"].get("speech_detector")
+                                        for a in result.audios.values() if a["measures"])),
         "checkpoint": {"file": run.checkpoint, "analysed": run.analysed,
                        "loaded": run.loaded},
     }
