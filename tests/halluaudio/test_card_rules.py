@@ -209,6 +209,22 @@ def test_expected_key_not_among_the_options_is_incomplete(tmp_path):
     assert (t["scored"], t["passed"], t["incomplete"], t["rate"]) == (1, 1, 1, 1.0)
 
 
+def test_multiple_choice_without_options_is_incomplete(tmp_path):
+    c = mk(choice_options=None, expected_result="B")
+    assert c.rule == "multiple_choice" and c.closed
+    assert not c.complete and "without options" in c.incomplete_reason
+    for response in ("B", "A", "<answer>B</answer>"):
+        r = score_case(c, response)
+        assert r["status"] == "incomplete" and r["pass"] is None and r["score"] is None
+    write_rows(tmp_path / "multiple_choice" / "a.parquet",
+               [row("a", [case(case_id="bare", choice_options=None, expected_result="B"),
+                          case(case_id="ok")])])
+    rep = score(fmt.load_corpus(tmp_path), {("a", "multiple_choice", "bare"): "B",
+                                            ("a", "multiple_choice", "ok"): "A"})
+    t = rep["closed"]["natural"]["all"]
+    assert (t["scored"], t["passed"], t["incomplete"]) == (1, 1, 1)
+
+
 def test_authoring_names_are_multiple_choice_when_they_carry_options():
     for name in ("binary", "open_constrained", "BINARY"):
         c = mk(scoring=name)

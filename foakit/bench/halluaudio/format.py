@@ -172,8 +172,8 @@ class Case:
     @property
     def incomplete_reason(self) -> str | None:
         """Why a closed case cannot be scored before review, or None: no expected result;
-        a multiple-choice key that is not among the options; a ``not_applicable`` case
-        with neither options nor an expected answer."""
+        a multiple-choice case without options, or whose key is not among its options; a
+        ``not_applicable`` case with neither options nor an expected answer."""
         if not self.closed:
             return None
         exp = self.expected_result
@@ -181,7 +181,11 @@ class Case:
             return ("not_applicable case without a closed answer (no options, no "
                     "expected_result)" if self.expected_result_class == "not_applicable"
                     else "no expected_result")
-        if self.rule == "multiple_choice" and self.choice_options and \
+        if self.rule == "multiple_choice" and not self.choice_options:
+            # the card asks for a reliable key among the options: with none there is no
+            # answer space to check the key against
+            return f"multiple-choice case without options (expected key {exp!r})"
+        if self.rule == "multiple_choice" and \
                 str(exp).strip() not in self.choice_options:
             return (f"expected key {exp!r} is not among the options "
                     f"{', '.join(self.choice_options)}")

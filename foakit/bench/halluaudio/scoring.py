@@ -21,8 +21,8 @@ rules:
   the violated claims are kept.  A claim only hedged, questioned or ambiguously negated,
   or a response naming several options, is not decided here: the case ``needs_judge``
   (never failed) and goes into the judge requests with its rubric.
-* A closed case without ``expected_result``, or a multiple-choice case whose expected key
-  is not among its options, is incomplete: counted, never scored.
+* A closed case without ``expected_result``, or a multiple-choice case without options or
+  whose expected key is not among its options, is incomplete: counted, never scored.
 * Open cases: only the judge's ``correct`` passes (``partial`` too when the case's rubric
   explicitly allows it); ``partial`` is also reported apart; a violated forbidden claim
   fails the case whatever the label.
@@ -439,7 +439,8 @@ def score_case(case: Case, response: str | None, judge: dict | None = None,
     """The scored record of one case (see the module's rules).
 
     ``status`` is ``scored``, ``incomplete`` (closed, not scorable before review: no
-    expected result, or a multiple-choice key not among the options), ``no_response``,
+    expected result, or a multiple-choice case without options or whose key is not among
+    them), ``no_response``,
     ``awaiting_judge`` (open, no label), ``needs_judge`` (closed, but the local scorer
     cannot decide: a forbidden claim only hedged, questioned or ambiguously negated, or a
     response naming several options; never failed) or ``unknown_rule``.  ``judge`` is the
@@ -478,7 +479,7 @@ def score_case(case: Case, response: str | None, judge: dict | None = None,
         why = "normalized match" if match else "no normalized match with the expected " \
             "result or an approved alias"
     else:
-        keys = list(case.choice_options or {}) or sorted({str(expected), "A", "B", "C", "D"})
+        keys = list(case.choice_options)  # a complete multiple-choice case has options
         extracted = extract_choice(response, keys, case.choice_options)
         match = extracted is not None and extracted == str(expected).strip()
         if extracted is not None:
