@@ -138,6 +138,44 @@ def test_undecidable_matches_need_the_judge_never_fail(tmp_path):
     assert r["violated_forbidden_claims"] == ["turn on the light"]
 
 
+ABC = {"A": "Yes, clearly", "B": "Yes, faintly", "C": "No one speaks"}
+
+
+@pytest.mark.parametrize("response", [
+    "A or B", "B or A", "either A or B", "Either B or A.", "A and B", "B and A",
+    "A, B", "B/A", "Neither A nor B", "It is A or B", "I'd say B or A"])
+def test_naming_several_options_needs_the_judge_in_any_order(response):
+    # expected C: no named option is right, but the local scorer cannot tell what the
+    # response picks, whichever option it names first
+    c = mk(choice_options=ABC, expected_result="C")
+    r = score_case(c, response)
+    assert r["status"] == "needs_judge" and r["pass"] is None
+    assert "several options" in r["judge_rationale"] and "selected" not in r
+
+
+@pytest.mark.parametrize("expected", ["A", "C"])
+def test_the_article_a_names_no_option(expected):
+    c = mk(choice_options=ABC, expected_result=expected)
+    for response in ("A dog is barking", "A dog and a cat are barking"):
+        r = score_case(c, response)
+        assert r["status"] == "scored" and r["score_label"] == "no_answer"
+        assert r["pass"] is False
+    # the article beside a named option: one option named, so no judge is needed
+    r = score_case(c, "A dog barks, so B")
+    assert r["status"] == "scored" and r["selected"] == "B"
+
+
+@given(st.sampled_from(["A", "B", "C"]), st.sampled_from(["A", "B", "C"]),
+       st.sampled_from([" or ", " and ", ", ", "/", " or maybe "]),
+       st.sampled_from(["", "either ", "It is ", "Maybe "]))
+def test_the_order_options_are_named_in_does_not_change_the_result(k1, k2, join, lead):
+    c = mk(choice_options=ABC, expected_result="C")
+    one, other = (score_case(c, f"{lead}{x}{join}{y}") for x, y in ((k1, k2), (k2, k1)))
+    assert (one["status"], one["score_label"]) == (other["status"], other["score_label"])
+    if k1 != k2 and join != " or maybe ":
+        assert one["status"] == "needs_judge"
+
+
 def test_needs_judge_is_counted_apart_and_requested_with_the_rubric(tmp_path):
     cases = [case(case_id="hedge", expected_result="B", rubric="R-hedge",
                   forbidden_claims=["turn on the light"]),

@@ -80,7 +80,8 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
     key alone; the one key standing alone as a word when exactly one does and no two are
     listed ("A or B"); the one option whose whole text the response contains when exactly
     one does.  "A" and "I" followed by a lower-case word read as the article and the
-    pronoun, not as keys.  Keys match case-sensitively in free text, insensitively in the
+    pronoun, not as keys, unless the word is one an article never precedes ("A or B",
+    "A and B", "A is").  Keys match case-sensitively in free text, insensitively in the
     tag, the phrases and a response that is a key alone.
     """
     keys = [str(k) for k in keys]
@@ -116,11 +117,8 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
     bare = text.strip(" \t\n.()[]*\"'")
     if canon(bare):
         return canon(bare)
-    # "A" / "I" before a lower-case word are the article and the pronoun, not keys
-    lone = {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])(?!\s+[a-z])", text)} | {
-        k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])", text) if k not in ("A", "I")}
-    listed = re.search(rf"(?<![\w'])({alt})\s*(?:,|/|\bor\b|\band\b|hoặc|và)\s*({alt})(?![\w'])",
-                       text)
+    lone = _standing_keys(text, alt)
+    listed = re.search(rf"(?<![\w'])({alt})\s*{_LIST}\s*({alt})(?![\w'])", text)
     if len(lone) == 1 and not listed:
         return canon(lone.pop())
     if options:
@@ -130,6 +128,21 @@ def extract_choice(response: str, keys: Iterable[str], options: dict[str, str] |
         if len(hits) == 1:
             return hits[0]
     return None
+
+
+# What joins keys listed together: "A or B", "A and B", "neither A nor B", "A, B", "A/B".
+_LIST = r"(?:,|/|\bor\b|\band\b|\bnor\b|hoặc|và)"
+# Words an article never precedes: "A or B", "A and B", "A is right" name option A.
+_NO_NOUN = r"(?:or|and|nor|is|was|but|because|since|then|hoặc|và)(?![\w'])"
+
+
+def _standing_keys(text: str, alt: str) -> set[str]:
+    """The keys standing alone as words in ``text`` (``alt``: the keys as a regex
+    alternation).  "A" and "I" before a lower-case word are the article and the pronoun,
+    not keys, unless that word is one an article never precedes ("A or B")."""
+    return {k for k in re.findall(
+        rf"(?<![\w'])({alt})(?![\w'])(?!\s+(?!{_NO_NOUN})[a-z])", text)} | {
+        k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])", text) if k not in ("A", "I")}
 
 
 def _claim_text(claim) -> tuple[str, str | None]:
@@ -398,12 +411,15 @@ def _record(case: Case, **kw) -> dict:
 
 
 def _keys_named(response: str, keys: list[str], options: dict[str, str] | None) -> set[str]:
-    """The option keys a response names standing alone, or whose option text it holds."""
+    """The option keys a response names standing alone (:func:`_standing_keys`), listed
+    together ("A or B", "B and A", in any order), or whose option text it holds."""
     text = unicodedata.normalize("NFKC", str(response))
     alt = "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True))
-    named = {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])(?!\s+[a-z])", text)}
-    named |= {k for k in re.findall(rf"(?<![\w'])({alt})(?![\w'])", text)
-              if k not in ("A", "I")}
+    named = _standing_keys(text, alt)
+    # every overlapping pair "K1 <or|and|nor|,|/> K2": "A or B" names A as much as "B or A"
+    named |= {k for pair in re.findall(
+        rf"(?<![\w'])(?=({alt})(?![\w'])\s*{_LIST}\s*({alt})(?![\w']))", text)
+        for k in pair}
     low = normalize(text)
     named |= {k for k, v in (options or {}).items() if normalize(v) and re.search(
         rf"(?<!\w){re.escape(normalize(v))}(?!\w)", low)}
