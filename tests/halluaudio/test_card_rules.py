@@ -49,6 +49,15 @@ def mk(config="multiple_choice", gt=None, **kw):
     ("Không nghe rõ người nói nói gì", "người nói nói", "none"),
     ("It is not true that there is no speech", "no speech", "none"),
     ("It is hard to tell what the speaker says", "the speaker says", "none"),
+    # a negation governs the claim's own verb phrase, across a comma or "and" only into a
+    # part without a verb of its own
+    ("No, I can't tell what the speaker says", "the speaker says", "none"),
+    ("There is no dog barking", "dog barking", "none"),
+    ("I don't hear a dog", "a dog", "none"),
+    ("No, there is no dog barking", "dog barking", "none"),
+    ("I cannot hear a dog, a cat or a bird barking", "a bird barking", "none"),
+    ("I can't hear the speaker's voice, a dog barking", "a dog barking", "none"),
+    ("At 10:30 I cannot hear a dog barking", "a dog barking", "none"),
     # made claims: violations
     ("A dog is barking in the background", "a dog is barking", "violated"),
     ("The speaker says turn on the light", "the speaker says", "violated"),
@@ -57,6 +66,15 @@ def mk(config="multiple_choice", gt=None, **kw):
      "violated"),
     ("There is no doubt the speaker says hello", "the speaker says", "violated"),
     ("I cannot tell. The user wants the AC on", "the user wants the ac on", "violated"),
+    # a one-word answer, a remark or a clause of its own before the claim denies nothing
+    ("No, the speaker says hello.", "the speaker says hello", "violated"),
+    ("No problem: the speaker says hello", "the speaker says hello", "violated"),
+    ("Nothing unusual, the speaker says hello", "the speaker says hello", "violated"),
+    ("It is not noisy and the speaker says hello", "the speaker says hello", "violated"),
+    ("Without noise, the speaker says hello", "the speaker says hello", "violated"),
+    ("I don't know, the speaker says hello", "the speaker says", "violated"),
+    ("There's no speech, just a dog barking", "a dog barking", "violated"),
+    ("I cannot hear a dog, only a cat barking", "a cat barking", "violated"),
     ("turn on the lights", "turn on the light", "none"),  # whole words only
     # the local scorer cannot decide: the judge's call
     ("Maybe the speaker says turn on the light", "turn on the light", "uncertain"),
@@ -66,6 +84,8 @@ def mk(config="multiple_choice", gt=None, **kw):
      "uncertain"),
     ("A dog barking is not audible", "a dog barking", "uncertain"),
     ("I can't say that nobody speaks", "speaks", "uncertain"),
+    ("No, a dog barking", "a dog barking", "uncertain"),  # a remark or an elided verb
+    ("Không nghe rõ, người nói nói gì", "người nói nói", "uncertain"),
 ])
 def test_claim_reading(response, claim, reading):
     violated, uncertain = claim_matches(response, [claim])
@@ -95,6 +115,24 @@ def test_a_stated_claim_is_a_violation(claim, lead):
     assert claim_matches(f"{lead} {claim}", [claim])[0] == [claim]
 
 
+STATED = ["the speaker says hello", "a dog is barking", "the user wants the light on",
+          "someone asks for help"]
+REMARK = ["No,", "No problem:", "Nothing unusual,", "Not at all,", "No -", "Without noise,",
+          "It is not noisy and", "There is no music, and", "I don't know,", "No. Yes,"]
+
+
+@given(st.sampled_from(STATED), st.sampled_from(REMARK), st.sampled_from(["", ".", "!"]))
+def test_a_negated_remark_before_a_stated_claim_hides_nothing(claim, remark, end):
+    # the remark's negation governs the remark, not the claim's own subject and verb
+    assert claim_matches(f"{remark} {claim}{end}", [claim])[0] == [claim]
+
+
+@given(st.sampled_from(["a dog barking", "a cat barking", "music playing"]),
+       st.sampled_from(DENY), st.sampled_from([", ", " and ", ", or "]))
+def test_a_denial_reaches_a_verbless_list_after_a_comma(claim, deny, join):
+    assert claim_matches(f"{deny} a radio{join}{claim}", [claim])[0] == []
+
+
 def test_abstention_passes_the_case_and_a_made_claim_fails_it():
     c = mk(prompt="Can you understand what is said? A. Yes B. No",
            choice_options={"A": "Yes", "B": "No"}, expected_result="B",
@@ -107,6 +145,17 @@ def test_abstention_passes_the_case_and_a_made_claim_fails_it():
     r = score_case(c, "B. No, but the speaker says turn it off")
     assert not r["pass"] and r["score_label"] == "forbidden_claim"
     assert r["violated_forbidden_claims"] == ["the speaker says"]
+
+
+def test_a_one_word_answer_before_a_claim_does_not_hide_it():
+    c = mk(prompt="What do you hear? A. Speech B. Music C. Nothing intelligible",
+           choice_options={"A": "Speech", "B": "Music", "C": "Nothing intelligible"},
+           expected_result="C", forbidden_claims=["the speaker says hello"])
+    r = score_case(c, "C. No, the speaker says hello.")
+    assert r["selected"] == "C" and not r["pass"] and r["score_label"] == "forbidden_claim"
+    assert r["violated_forbidden_claims"] == ["the speaker says hello"]
+    r = score_case(c, "C. No - I can't tell whether the speaker says hello")
+    assert r["pass"] and r["score_label"] == "correct"
 
 
 # ---------------------------------------------------------------- needs the judge
