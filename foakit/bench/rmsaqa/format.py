@@ -236,7 +236,7 @@ def _letter(value: Any) -> str | None:
 
 
 def _options(raw: Any) -> dict | str:
-    """Letter -> text, or a string saying what is wrong."""
+    """Letter -> text, or a string saying what is wrong (a number is read as its text)."""
     if isinstance(raw, list):
         raw = {LETTERS[i] if i < len(LETTERS) else chr(65 + i): v for i, v in enumerate(raw)}
     if not isinstance(raw, dict) or not raw:
@@ -246,6 +246,10 @@ def _options(raw: Any) -> dict | str:
         letter = _PLAIN.get(k) or _letter(str(k))
         if letter is None or not letter.isalpha():
             return f"option key {k!r} is not a letter"
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            # the official loader and prompt read an option's value as str(value)
+            # (dataset.py _normalize_answer, mcq.py format_mcq_options): 1 -> "1"
+            v = str(v)
         if not isinstance(v, str) or not v.strip():
             return f"option {k!r} has no text"
         out[letter] = v
@@ -317,6 +321,8 @@ def _reference(row: Mapping, options: Mapping[str, str], where: str) -> str:
             raise ValueError(f"{where}: correct_option {correct!r} is not among the options "
                              f"{', '.join(options)}")
         return letter
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        answer = str(answer)  # the official legacy answer is str(answer), as option texts
     if isinstance(answer, str):
         same = [k for k, v in options.items() if v.strip() == answer.strip()]
         if len(same) == 1:
