@@ -172,3 +172,44 @@ def test_cli_scores_around_a_record_dropped_at_load(tmp_path):
     rep = json.loads(out.read_text())
     assert rep["overall"]["n"] == 2 and rep["overall"]["A_GS2"] == 0.5
     assert len(rep["problems"]["dropped_at_load"]) == 1
+
+
+def test_items_without_a_valid_category_count_overall_under_unknown(tmp_path):
+    """The official dataset.py refuses a category_id that is not an integer or not 1-6,
+    and metrics.py a missing one, stopping the run; foakit keeps such items under
+    "unknown" (with a problem line) and counts them in the overall figures."""
+    def rec(sid, **cat):
+        return {"segment_id": sid, "qa_pairs": [
+            {"stage": 1, "question": "q1", "options": OPTS, "answer": "A"},
+            {"stage": 2, "question": "q2", "options": OPTS, "answer": "B", **cat}]}
+    p = tmp_path / "dev.json"
+    p.write_text(json.dumps({"records": [
+        rec("ok", category_id=1, category_name="Sound Counting"),
+        rec("float", category_id=4.0, category_name="Spatial Relations"),
+        rec("range", category_id=7, category_name="Sound Counting"),
+        rec("none"), rec("name", category_name="Vibes")]}))
+    qa = load_qa(p)
+    assert [it.category for it in qa] == ["Sound Counting"] + ["unknown"] * 4
+    r = score_answers(qa, [_ans(it.segment_id, 0, "A", "B" if i % 2 else "C")
+                           for i, it in enumerate(qa)])
+    assert r["overall"]["n"] == 5 and r["overall"]["correct_S2"] == 2
+    assert r["by_category"]["Sound Counting"]["n"] == 1
+    unknown = r["by_category"]["unknown"]
+    assert (unknown["n"], unknown["correct_S1"], unknown["correct_S2"]) == (4, 4, 2)
+    assert list(r["by_category"])[-1] == "unknown"
+    assert len(r["problems"]["qa_problems"]) == 4
+
+
+def test_lower_case_option_keys_and_answer_score_as_upper_case(tmp_path):
+    """Options {"a".."d"} with answer "d": the official evaluation.py compares the
+    upper-case extracted letter with "d" (never equal); foakit upper-cases both."""
+    low = {k.lower(): v for k, v in OPTS.items()}
+    p = tmp_path / "dev.json"
+    p.write_text(json.dumps({"records": [{"segment_id": "dev-1", "qa_pairs": [
+        {"stage": 1, "question": "q1", "options": low, "answer": "d"},
+        {"stage": 2, "question": "q2", "options": low, "answer": "a", "category_id": 2,
+         "category_name": "Source Localization"}]}]}))
+    qa = load_qa(p)
+    assert (qa.items[0].stage1.answer, list(qa.items[0].stage1.options)) == ("D", list("ABCD"))
+    r = score_answers(qa, [_ans("dev-1", 0, "<answer>d</answer>", "The answer is A.")])
+    assert r["overall"]["A_GS2"] == 1.0

@@ -265,7 +265,9 @@ def _category(row: Mapping) -> tuple[int | None, str, str | None, bool]:
     The official meter needs an integer id 1-6 and exactly its name.  A name that
     contradicts the id drops the pair (the official meter refuses it and foakit cannot
     tell which is right); a missing id or name, or a name in another spelling of the same
-    category, is derived and kept with a problem.
+    category, is derived and kept with a problem.  An id that is not an integer or not in
+    the table, or neither id nor a known name, is kept with a problem under the category
+    "unknown" (name "").
     """
     cid, raw_name = row.get("category_id"), row.get("category_name")
     if isinstance(cid, str) and cid.strip().isdigit():
@@ -278,11 +280,12 @@ def _category(row: Mapping) -> tuple[int | None, str, str | None, bool]:
     if cid is None:
         got = CATEGORY_IDS.get(name.lower())
         if got is None:
-            return None, name, f"unknown category_name {name!r}", False
+            return None, "", f"unknown category_name {name!r}", False
         return got, CATEGORIES[got], (f"no category_id (the official meter needs one); "
                                       f"{got} from category_name {name!r}"), False
     if cid not in CATEGORIES:
-        return cid, name or "", f"unknown category_id {cid}", False
+        # a name beside an id outside the table is not trusted either: "unknown"
+        return cid, "", f"unknown category_id {cid}", False
     official = CATEGORIES[cid]
     if not name:
         return cid, official, (f"no category_name (the official meter needs one); "
