@@ -213,3 +213,21 @@ def test_lower_case_option_keys_and_answer_score_as_upper_case(tmp_path):
     assert (qa.items[0].stage1.answer, list(qa.items[0].stage1.options)) == ("D", list("ABCD"))
     r = score_answers(qa, [_ans("dev-1", 0, "<answer>d</answer>", "The answer is A.")])
     assert r["overall"]["A_GS2"] == 1.0
+
+
+def test_official_log_scores_a_record_with_numeric_options(tmp_path):
+    nums = {"A": 1, "B": 2, "C": 3, "D": 4}
+    p = tmp_path / "dev.json"
+    p.write_text(json.dumps({"records": [{"segment_id": "dev-1", "qa_pairs": [
+        {"stage": 1, "question": "How many?", "options": nums, "answer": "C"},
+        {"stage": 2, "question": "q2", "options": nums, "answer": "A", "category_id": 1,
+         "category_name": "Sound Counting"}]}]}))
+    log = tmp_path / "answers_log.jsonl"
+    log.write_text(json.dumps({"segment_id": "dev-1", "stage1_pred_option": "C",
+                               "stage1_extract_status": "regex_match",
+                               "stage2_pred_option": "B",
+                               "stage2_extract_status": "answer_tag"}) + "\n")
+    r = score_answers(load_qa(p), read_answers(log))
+    o = r["overall"]
+    assert (o["n"], o["A_S1"], o["A_S2"], o["A_GS2"]) == (1, 1.0, 0.0, 0.0)
+    assert r["problems"]["qa_problems"] == [] and r["problems"]["dropped_at_load"] == []
