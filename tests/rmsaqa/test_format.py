@@ -261,3 +261,25 @@ def test_any_records_load_or_are_reported(tmp_path_factory, records):
     loaded = {it.record for it in qa}
     reported = {pr.record for pr in qa.problems}
     assert set(range(len(records))) <= loaded | reported
+
+
+def test_numeric_option_values_read_as_their_text(tmp_path):
+    """The official loader and prompt read an option value as str(value) (dataset.py
+    _normalize_answer, mcq.py format_mcq_options), so numbers are options too."""
+    nums = {"A": 1, "B": 2, "C": 3, "D": 4.5}
+    p = write(tmp_path, {"records": [
+        rec("dev-1", [s1("C", options=dict(nums)), s2("D", options=dict(nums))]),
+        rec("dev-2", [dict(s1(), options={"A": True, "B": 2}), s2()]),
+        {"segment_id": "dev-3", "qa_pairs": [
+            {"layer": 1, "question": "q", "options": dict(nums), "answer": 2},
+            {"layer": 2, "question": "q", "options": dict(nums), "answer": 4.5,
+             "category_id": 1, "category_name": "Sound Counting"}]}]})
+    qa = load_qa(p)
+    first, legacy = qa.items
+    assert first.stage1.options == {"A": "1", "B": "2", "C": "3", "D": "4.5"}
+    assert (first.stage1.answer, first.stage2.answer) == ("C", "D")
+    assert (legacy.segment_id, legacy.stage1.answer, legacy.stage2.answer) == ("dev-3", "B", "D")
+    assert problems_of(qa) == ["record 1 ('dev-2') in " + str(p)
+                               + ": qa_pairs[0]: option 'A' has no text",
+                               "record 1 ('dev-2') in " + str(p)
+                               + ": qa_pairs[1]: stage-2 pair dropped with its malformed stage 1"]

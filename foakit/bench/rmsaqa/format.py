@@ -236,7 +236,7 @@ def _letter(value: Any) -> str | None:
 
 
 def _options(raw: Any) -> dict | str:
-    """Letter -> text, or a string saying what is wrong."""
+    """Letter -> text, or a string saying what is wrong (a number is read as its text)."""
     if isinstance(raw, list):
         raw = {LETTERS[i] if i < len(LETTERS) else chr(65 + i): v for i, v in enumerate(raw)}
     if not isinstance(raw, dict) or not raw:
@@ -246,6 +246,10 @@ def _options(raw: Any) -> dict | str:
         letter = _PLAIN.get(k) or _letter(str(k))
         if letter is None or not letter.isalpha():
             return f"option key {k!r} is not a letter"
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            # the official loader and prompt read an option's value as str(value)
+            # (dataset.py _normalize_answer, mcq.py format_mcq_options): 1 -> "1"
+            v = str(v)
         if not isinstance(v, str) or not v.strip():
             return f"option {k!r} has no text"
         out[letter] = v
@@ -261,7 +265,9 @@ def _category(row: Mapping) -> tuple[int | None, str, str | None, bool]:
     The official meter needs an integer id 1-6 and exactly its name.  A name that
     contradicts the id drops the pair (the official meter refuses it and foakit cannot
     tell which is right); a missing id or name, or a name in another spelling of the same
-    category, is derived and kept with a problem.
+    category, is derived and kept with a problem.  An id that is not an integer or not in
+    the table, or neither id nor a known name, is kept with a problem under the category
+    "unknown" (name "").
     """
     cid, raw_name = row.get("category_id"), row.get("category_name")
     if isinstance(cid, str) and cid.strip().isdigit():
@@ -274,11 +280,12 @@ def _category(row: Mapping) -> tuple[int | None, str, str | None, bool]:
     if cid is None:
         got = CATEGORY_IDS.get(name.lower())
         if got is None:
-            return None, name, f"unknown category_name {name!r}", False
+            return None, "", f"unknown category_name {name!r}", False
         return got, CATEGORIES[got], (f"no category_id (the official meter needs one); "
                                       f"{got} from category_name {name!r}"), False
     if cid not in CATEGORIES:
-        return cid, name or "", f"unknown category_id {cid}", False
+        # a name beside an id outside the table is not trusted either: "unknown"
+        return cid, "", f"unknown category_id {cid}", False
     official = CATEGORIES[cid]
     if not name:
         return cid, official, (f"no category_name (the official meter needs one); "
@@ -317,6 +324,8 @@ def _reference(row: Mapping, options: Mapping[str, str], where: str) -> str:
             raise ValueError(f"{where}: correct_option {correct!r} is not among the options "
                              f"{', '.join(options)}")
         return letter
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        answer = str(answer)  # the official legacy answer is str(answer), as option texts
     if isinstance(answer, str):
         same = [k for k, v in options.items() if v.strip() == answer.strip()]
         if len(same) == 1:

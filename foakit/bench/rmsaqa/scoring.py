@@ -12,10 +12,13 @@ each overall and per stage-2 category.  The option letter of each answer is read
 official rule (:func:`~foakit.bench.rmsaqa.extract.extract_letter`) and its status
 (``answer_tag``, ``regex_match``, ``no_option_found``, ``empty_generation``) is reported
 per answer and counted per stage.  An item without an answer row counts as wrong at both
-stages and is listed (status ``missing``); an answer for an item the QA set does not hold
-is an error naming it (the scorer would otherwise silently score a different benchmark
-copy).  How stage 2 was conditioned (on nothing, the predicted or the reference stage-1
-answer) is carried from each row into the report.
+stages and is listed (status ``missing``); an answer for an item of a record the loader
+dropped is listed with the reason and not scored, so one broken record does not stop the
+others' scores; an answer whose ``segment_id`` the QA file does not hold at all is an
+error naming it (the official log is written from the QA set it scores, so such a row
+means answers and QA are from different benchmark copies).  How stage 2 was conditioned
+(on nothing, the predicted or the reference stage-1 answer) is carried from each row into
+the report.
 """
 
 from __future__ import annotations
@@ -81,14 +84,17 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
         said each conditioning); ``answers`` (per item: the letter and status read at
         each stage, whether each is correct, the conditioning); ``problems``:
         ``missing`` (items without an answer, as ``"segment_id#item"``), ``duplicates``
-        (the later rows, ignored), ``unparsed`` (answers without a letter, per stage)
-        and ``qa_problems`` (the QA set's record problems).
+        (the later rows, ignored), ``dropped_at_load`` (rows answering an item of a
+        record the loader dropped, or dropped pairs of: ``"segment_id#item (line N):
+        dropped at load: <why>"``, not scored), ``unparsed`` (answers without a letter,
+        per stage) and ``qa_problems`` (the QA set's record problems).
 
     Raises
     ------
     FormatError
-        An answer names an item that is not in the QA set (the message names it and the
-        line).
+        An answer names an item whose ``segment_id`` is neither loaded nor among the
+        records the loader dropped, while every dropped record had a readable
+        ``segment_id`` (the message names it and the line).
     ParameterError
         The QA set was loaded without labels.
     """
@@ -97,11 +103,29 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
                              "needs its answers")
     items = qa.items
     index = {it.key: i for i, it in enumerate(items)}
+    # why each record the loader dropped (or dropped pairs of) was dropped, by its id
+    dropped: dict[str, list[str]] = {}
+    unnamed = []  # dropped records whose id could not be read: any unknown id may be theirs
+    for p in qa.problems:
+        if p.dropped and p.segment_id:
+            dropped.setdefault(p.segment_id, []).append(p.problem)
+        elif p.dropped:
+            unnamed.append(str(p))
     got: list[Mapping[str, Any] | None] = [None] * len(items)
-    duplicates = []
+    duplicates, unloaded = [], []
     for row in rows:
         key = (str(row.get("segment_id")), int(row.get("item", 0)))
         i = index.get(key)
+        if i is None and key[0] in dropped:
+            unloaded.append(f"{key[0]}#{key[1]} (line {row.get('_line')}): dropped at "
+                            f"load: {'; '.join(dropped[key[0]])}")
+            continue
+        if i is None and unnamed:
+            more = f" and {len(unnamed) - 2} more" if len(unnamed) > 2 else ""
+            unloaded.append(f"{key[0]}#{key[1]} (line {row.get('_line')}): not among the "
+                            f"loaded records; records without a readable segment_id were "
+                            f"dropped at load: {'; '.join(unnamed[:2])}{more}")
+            continue
         if i is None:
             raise FormatError(answers_file, f"answer for unknown item segment_id={key[0]!r} "
                               f"item={key[1]} (not in {qa.path})", line=row.get("_line"))
@@ -155,6 +179,7 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
         "problems": {
             "missing": missing,
             "duplicates": duplicates,
+            "dropped_at_load": unloaded,
             "unparsed": {"S1": n_ans - total[4],
                          "S2": n_ans - total[5]},
             "qa_problems": [str(p) for p in qa.problems],
@@ -185,6 +210,10 @@ def format_report(report: Mapping) -> str:
     lines.append(f"missing answers: {len(p['missing'])}; unparsed: stage 1 "
                  f"{p['unparsed']['S1']}, stage 2 {p['unparsed']['S2']}; duplicates ignored: "
                  f"{len(p['duplicates'])}")
+    unloaded = p.get("dropped_at_load") or []
+    if unloaded:
+        lines.append(f"answers for items dropped at load (not scored): {len(unloaded)}")
+        lines += [f"  {u}" for u in unloaded]
     for stage in ("S1", "S2"):
         counts = report["extract_status"][stage]
         lines.append(f"extraction {stage}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
