@@ -16,19 +16,16 @@ import uuid
 from collections import Counter, deque
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
 
-import soundfile as sf  # noqa: E402
 
-from foakit.corpus import read_frames  # noqa: E402
 from foakit.dist import DaskCluster, run_batches_dask  # noqa: E402
 from foakit.errors import FoakitError, ParameterError  # noqa: E402
 from foakit.pool import WORKER_DIED, run_batches  # noqa: E402
 
-from .scenes import plane_wave_scene  # noqa: E402
+from .outputs import make_foa_corpus, same_outputs  # noqa: E402
 from .workers import (  # noqa: E402
     _children,
     _failed,
@@ -151,53 +148,12 @@ def foakit(*args, **kw):
                           text=True, timeout=300, **kw)
 
 
-def make_corpus(root: Path, n: int, *, duration: float = 1.5) -> None:
-    """``n`` FOA clips of one source each (directions, onsets and levels varied), with
-    sensor noise (cheap to make, unlike a diffuse field) in every other clip."""
-    root.mkdir(parents=True, exist_ok=True)
-    for i in range(n):
-        az = -170 + 340 * ((i * 37) % n) / max(n - 1, 1)
-        on = 0.1 + 0.05 * (i % 4)
-        x = plane_wave_scene([(az, 10 - i % 3 * 10, on, duration - 0.2)], duration=duration,
-                             seed=i) * (0.5 + 0.1 * (i % 5))
-        if i % 2:
-            x += np.random.default_rng(i).normal(size=x.shape).astype(np.float32) * 1e-3
-        sub = root / ("a" if i % 2 else "b")
-        sub.mkdir(exist_ok=True)
-        sf.write(sub / f"clip{i:03d}.wav", x.T, 16000, subtype="PCM_16")
-
-
-def _lines(out: Path) -> list[str]:
-    """clips.jsonl lines without the part file names (random), sorted."""
-    rows = []
-    for line in (out / "clips.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        rec.pop("frames_part")
-        rows.append(json.dumps(rec, sort_keys=True))
-    return sorted(rows)
-
-
-def _frames(out: Path):
-    return read_frames(out).sort_by([("path", "ascending"), ("frame", "ascending")])
-
-
-def _same_outputs(out: Path, ref: Path) -> None:
-    assert _lines(out) == _lines(ref)
-    a, b = _frames(out), _frames(ref)
-    assert a.schema == b.schema and a.num_rows == b.num_rows > 0
-    for name in a.column_names:  # NaN (no direction in a silent frame) equals NaN here
-        x, y = (t[name].to_numpy(zero_copy_only=False) for t in (a, b))
-        assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), name
-    m, r = (json.loads((d / "manifest.json").read_text()) for d in (out, ref))
-    assert {k for k in m if m[k] != r.get(k)} <= {"created", "updated"}
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """80 clips of 30 s (some 3 s of work on 2 cores) and a broken file, and the local
     pool's outputs for them."""
     root = tmp_path_factory.mktemp("dask_corpus")
-    make_corpus(root / "audio", 80, duration=30.0)
+    make_foa_corpus(root / "audio", 80, duration=30.0)
     (root / "audio" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
     r = foakit("analyze", str(root / "audio"), "-o", str(root / "local"), "--workers", "2",
                "--batch-size", "3", "--no-progress")
@@ -215,7 +171,7 @@ def test_cli_outputs_equal_the_local_pool(corpus, tmp_path):
     assert "Dask scheduler tcp://127.0.0.1:" in r.stderr and "dashboard" in r.stderr
     if importlib.util.find_spec("bokeh") is not None:
         assert "dashboard http://127.0.0.1:" in r.stderr
-    _same_outputs(out, corpus / "local")
+    same_outputs(out, corpus / "local")
     r = foakit("analyze", str(corpus / "audio"), "-o", str(out), "--dask", "local:1",
                "--no-progress")
     assert r.returncode == 1 and "81 already done (1 of them failed)" in r.stderr
@@ -256,7 +212,7 @@ def test_a_worker_killed_mid_run_loses_nothing(corpus, tmp_path):
     assert proc.returncode == 1, err  # the broken file only
     paths = [json.loads(line)["path"] for line in clips.read_text().splitlines()]
     assert len(paths) == len(set(paths)) == 81  # every clip once
-    _same_outputs(out, corpus / "local")
+    same_outputs(out, corpus / "local")
 
 
 @pytest.mark.slow
@@ -277,11 +233,11 @@ def test_client_killed_leaves_no_worker_and_resumes(corpus, tmp_path):
     assert f"{lines} already done" in r.stderr
     paths = [json.loads(line)["path"] for line in (out / "clips.jsonl").read_text().splitlines()]
     assert len(paths) == len(set(paths)) == 81  # none redone
-    _same_outputs(out, corpus / "local")
+    same_outputs(out, corpus / "local")
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
-    make_corpus(tmp_path / "audio", 1)
+    make_foa_corpus(tmp_path / "audio", 1)
     for spec, msg in [("local:0", "must be >= 1"), ("local:x", "not an integer"),
                       (str(tmp_path / "nope.json"), "neither")]:
         r = foakit("analyze", str(tmp_path / "audio"), "-o", str(tmp_path / "o"), "--dask",
@@ -311,7 +267,7 @@ def test_cuda_batches_run_the_gpu_pipeline_on_the_workers(cluster, tmp_path):
     NumPy backend (no device needed): the same records as the CPU path."""
     from foakit.corpus import _work_cuda, analyze_file
 
-    make_corpus(tmp_path / "audio", 6, duration=3.0)
+    make_foa_corpus(tmp_path / "audio", 6, duration=3.0)
     (tmp_path / "audio" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
     paths = sorted(str(p.relative_to(tmp_path / "audio"))
                    for p in (tmp_path / "audio").rglob("*.wav"))
@@ -334,7 +290,7 @@ def test_cuda_without_a_device_on_the_workers_stops_with_exit_2(cluster, tmp_pat
 
     if cuda_status()[0]:
         pytest.skip("a CUDA device is present")
-    make_corpus(tmp_path / "audio", 2)
+    make_foa_corpus(tmp_path / "audio", 2)
     r = foakit("analyze", str(tmp_path / "audio"), "-o", str(tmp_path / "o"), "--dask",
                cluster.address, "--backend", "cuda", "--no-progress")
     assert r.returncode == 2 and "backend='cuda' is unavailable" in r.stderr, r.stderr

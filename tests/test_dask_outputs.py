@@ -12,20 +12,16 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from foakit.corpus import (  # noqa: E402
-    FRAMES_DIR,
+from foakit.corpus import FRAMES_DIR, _work, analyze_corpus, analyze_file, read_frames  # noqa: E402
+from foakit.dist import DaskCluster, run_batches_dask  # noqa: E402
+from foakit.outdir import (  # noqa: E402
     RECORDS_DIR,
     OutputUnwritable,
-    _work,
     _work_write,
     _write_batch,
-    analyze_corpus,
-    analyze_file,
-    read_frames,
 )
-from foakit.dist import DaskCluster, run_batches_dask  # noqa: E402
 
-from .test_dask import _same_outputs, make_corpus  # noqa: E402
+from .outputs import make_foa_corpus, same_outputs  # noqa: E402
 from .workers import _failed  # noqa: E402
 
 
@@ -39,7 +35,7 @@ def cluster():
 def corpus(tmp_path_factory):
     """10 clips and a broken file, and the local pool's outputs for them."""
     root = tmp_path_factory.mktemp("dask_outputs")
-    make_corpus(root / "audio", 10, duration=2.0)
+    make_foa_corpus(root / "audio", 10, duration=2.0)
     (root / "audio" / "broken.wav").write_bytes(b"RIFF....WAVEjunk")
     analyze_corpus(root / "audio", root / "local", workers=1, progress=False, batch_size=3)
     return root
@@ -78,7 +74,7 @@ def test_workers_write_the_parts_and_the_client_commits_them(cluster, corpus, tm
     assert not (out / RECORDS_DIR).exists()  # every record file committed or removed
     on_disk = {p.name for p in (out / FRAMES_DIR).iterdir()}
     assert on_disk == _referenced(out)  # the lost batch's part and the torn one are gone
-    _same_outputs(out, corpus / "local")
+    same_outputs(out, corpus / "local")
 
 
 def test_resume_never_reads_a_part_its_client_did_not_commit(cluster, corpus, tmp_path):
@@ -100,7 +96,7 @@ def test_resume_never_reads_a_part_its_client_did_not_commit(cluster, corpus, tm
     lines = (out / "clips.jsonl").read_text().splitlines()
     done = [json.loads(line)["path"] for line in lines]
     assert len(done) == len(set(done)) == len(paths)  # every clip once
-    _same_outputs(out, corpus / "local")
+    same_outputs(out, corpus / "local")
 
 
 def test_a_worker_that_cannot_write_out_stops_the_run(cluster, corpus, tmp_path):

@@ -46,9 +46,10 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
 def run_baseline(args: argparse.Namespace) -> int:
     from collections import Counter
 
+    from .answers import write_answers
     from .baselines import LABELLED
     from .baselines import run_baseline as run
-    from .format import load_qa, write_answers
+    from .format import load_qa
 
     if (bad := require_counts(args, "foakit baseline rmsaqa")) is not None:
         return bad
@@ -106,7 +107,8 @@ def add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from .format import load_qa, read_answers
+    from .answers import read_answers
+    from .format import load_qa
     from .scoring import format_comparison, format_report, score_answers
 
     qa = load_qa(args.qa)

@@ -69,7 +69,7 @@ def score_answers(qa: QASet, rows: Sequence[Mapping[str, Any]], *,
     rows : sequence of mapping
         ``segment_id``, ``item``, ``stage1``, ``stage2`` and optionally
         ``stage2_conditioning``, ``status1`` / ``status2`` (as
-        :func:`~foakit.bench.rmsaqa.format.read_answers` returns them; ``_line`` is used
+        :func:`~foakit.bench.rmsaqa.answers.read_answers` returns them; ``_line`` is used
         in messages when present).
     answers_file : str or PathLike
         Named in errors.
