@@ -18,8 +18,9 @@ Where foakit differs, and why:
 
 * The printed ``success_num`` counts every two-token line, also those that then failed
   (not integers, above 10), and ``percentage`` divides by success + fail, so those lines
-  count twice; foakit's ``scored`` / ``failures`` count each line once.  The official
-  figures are reproduced in each order's ``official`` block.
+  count twice; foakit's ``scored`` / ``failures`` count each line once.  Each order's
+  ``official`` block gives the script's own figures for files whose task names are all
+  known (see the next point for the rest).
 * A line whose ``task_name`` is not one of the 8 tasks is scored by the script under the
   previous line's category (a stale variable), or crashes it on the first line; foakit
   counts it as a failure (``unknown_task``).

@@ -91,8 +91,9 @@ def add_score(sub: argparse._SubParsersAction) -> None:
         "A_GS2 (both stages right) overall and per category, with each answer's extraction "
         "status and how stage 2 was conditioned. Answers: foakit's JSONL (stage1, stage2) "
         "or the official evaluation log (stage*_generated_text, stage*_pred_option). Items "
-        "without an answer count as wrong; an answer for an unknown item, or a file with "
-        "no answer field, is an error.")
+        "without an answer count as wrong; answers for records dropped at load are listed "
+        "and the rest scored; an answer for an id the QA file does not hold, or a file "
+        "with no answer field, is an error.")
     p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
     p.add_argument("answers", metavar="ANSWERS", nargs="+",
                    help="answers JSONL or official log (JSONL or JSON list); several give a "
