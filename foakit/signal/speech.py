@@ -131,6 +131,18 @@ class SpeechActivity:
                 "detector": self.detector}
 
 
+def _mono(x: np.ndarray, sr: int, hop_s: float) -> np.ndarray:
+    """``x`` as an array, after checking it is mono and ``sr`` and ``hop_s`` are usable."""
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ParameterError(f"x has shape {x.shape}; expected a mono signal (n,)")
+    if sr <= 0:
+        raise ParameterError(f"{sr=} must be > 0")
+    if not 0.005 <= hop_s <= 0.1:
+        raise ParameterError(f"{hop_s=} must be in 0.005..0.1 s")
+    return x
+
+
 def _to16k(x: np.ndarray, sr: int) -> np.ndarray:
     if sr == _SR:
         return np.asarray(x, dtype=np.float64)
@@ -185,13 +197,7 @@ def speech_features(x: np.ndarray, sr: int, *, hop_s: float = 0.02) -> dict[str,
         ``times``, ``level_db``, ``voicing``, ``f0`` (Hz, 0 when unvoiced) and every name
         of :data:`FEATURES`, each ndarray [shape=(frames,)].
     """
-    x = np.asarray(x)
-    if x.ndim != 1:
-        raise ParameterError(f"x has shape {x.shape}; expected a mono signal (n,)")
-    if sr <= 0:
-        raise ParameterError(f"{sr=} must be > 0")
-    if not 0.005 <= hop_s <= 0.1:
-        raise ParameterError(f"{hop_s=} must be in 0.005..0.1 s")
+    x = _mono(x, sr, hop_s)
     y = _to16k(x, sr)
     hop = max(int(round(hop_s * _SR)), 1)
     fr = _frames(y, hop)
@@ -533,13 +539,7 @@ def speech_activity(x: np.ndarray, sr: int, *, hop_s: float = 0.02,
         raise ParameterError(f"{detector=} is not one of {DETECTORS}")
     if threshold is not None and not 0.0 < threshold < 1.0:
         raise ParameterError(f"{threshold=} must be in (0, 1)")
-    x = np.asarray(x)
-    if x.ndim != 1:
-        raise ParameterError(f"x has shape {x.shape}; expected a mono signal (n,)")
-    if sr <= 0:
-        raise ParameterError(f"{sr=} must be > 0")
-    if not 0.005 <= hop_s <= 0.1:
-        raise ParameterError(f"{hop_s=} must be in 0.005..0.1 s")
+    x = _mono(x, sr, hop_s)
     detector = resolve_detector(detector)
     if detector == "silero":
         return _silero_activity(x, sr, hop_s,

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ...errors import FormatError
+from ...files import write_atomic
 
 __all__ = ["ANSWER_FIELDS", "CONDITIONING", "read_answers", "write_answers"]
 
@@ -125,17 +125,7 @@ def read_answers(path: str | os.PathLike) -> list[dict]:
 
 def write_answers(path: str | os.PathLike, rows: Iterable[Mapping[str, Any]]) -> Path:
     """Write answer rows as JSON Lines, atomically (keys starting with ``_`` are dropped)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for row in rows:
-                clean = {k: v for k, v in row.items() if not str(k).startswith("_")}
-                fh.write(json.dumps(clean, ensure_ascii=False, allow_nan=False) + "\n")
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    return write_atomic(path, (json.dumps({k: v for k, v in row.items()
+                                           if not str(k).startswith("_")},
+                                          ensure_ascii=False, allow_nan=False) + "\n"
+                               for row in rows))
