@@ -26,26 +26,36 @@ import numpy as np
 import soundfile as sf
 
 
-def make_corpus(root: str, hours: float, sr: int = 16000, clip_s: float = 10.0) -> int:
+def write_clips(root: str, n_clips: int, *, sr: int, clip_s: float, seed: int,
+                noise_level: float, fresh_noise: bool, names: tuple[str, str]) -> int:
+    """Write ``n_clips`` 4-channel PCM16 clips of 1-3 noise bursts from random directions
+    over sensor noise (one draw for every clip, or a fresh one per clip with
+    ``fresh_noise``), 100 a folder, named ``{names[0]}NNN/{names[1]}NNNNN.wav``; return
+    their number."""
     from foakit.conventions import encode_plane_wave
 
-    rng = np.random.default_rng(0)
-    n_clips = int(np.ceil(hours * 3600 / clip_s))
+    rng = np.random.default_rng(seed)
     n = int(clip_s * sr)
-    noise = rng.normal(size=(4, n)) * 0.003
+    noise = None if fresh_noise else rng.normal(size=(4, n)) * noise_level
     for i in range(n_clips):
-        x = noise.copy()
+        x = rng.normal(size=(4, n)) * noise_level if noise is None else noise.copy()
         for _ in range(rng.integers(1, 4)):
             on = rng.uniform(0, clip_s - 2)
             a, b = int(on * sr), int(min(clip_s, on + rng.uniform(1, 5)) * sr)
             s = np.zeros(n)
             s[a:b] = rng.normal(size=b - a) * 0.05
             x += encode_plane_wave(s, rng.uniform(-180, 180), rng.uniform(-40, 40))
-        sub = os.path.join(root, f"d{i // 100:03d}")
+        sub = os.path.join(root, f"{names[0]}{i // 100:03d}")
         os.makedirs(sub, exist_ok=True)
-        sf.write(os.path.join(sub, f"c{i:05d}.wav"), x.T.astype(np.float32), sr,
+        sf.write(os.path.join(sub, f"{names[1]}{i:05d}.wav"), x.T.astype(np.float32), sr,
                  subtype="PCM_16")
     return n_clips
+
+
+def make_corpus(root: str, hours: float, sr: int = 16000, clip_s: float = 10.0) -> int:
+    """``hours`` of 10 s clips (seed 0, one sensor-noise draw for every clip)."""
+    return write_clips(root, int(np.ceil(hours * 3600 / clip_s)), sr=sr, clip_s=clip_s,
+                       seed=0, noise_level=0.003, fresh_noise=False, names=("d", "c"))
 
 
 def reference_loop(root: str) -> float:

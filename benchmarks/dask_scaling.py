@@ -62,28 +62,13 @@ SEED = 2929
 def make_heldout(root: str, seconds: float, *, sr: int = 24000, clip_s: float = 10.0,
                  seed: int = SEED) -> int:
     """Write ``ceil(seconds / clip_s)`` 4-channel PCM16 clips under ``root`` (100 a
-    folder); return their number."""
-    import numpy as np
-    import soundfile as sf
+    folder, a fresh sensor-noise draw per clip); return their number."""
+    import math
 
-    from foakit.conventions import encode_plane_wave
+    from analyze_speed import write_clips
 
-    rng = np.random.default_rng(seed)
-    n_clips = int(np.ceil(seconds / clip_s))
-    n = int(clip_s * sr)
-    for i in range(n_clips):
-        x = rng.normal(size=(4, n)) * 0.002
-        for _ in range(rng.integers(1, 4)):
-            on = rng.uniform(0, clip_s - 2)
-            a, b = int(on * sr), int(min(clip_s, on + rng.uniform(1, 5)) * sr)
-            s = np.zeros(n)
-            s[a:b] = rng.normal(size=b - a) * 0.05
-            x += encode_plane_wave(s, rng.uniform(-180, 180), rng.uniform(-40, 40))
-        sub = os.path.join(root, f"h{i // 100:03d}")
-        os.makedirs(sub, exist_ok=True)
-        sf.write(os.path.join(sub, f"h{i:05d}.wav"), x.T.astype(np.float32), sr,
-                 subtype="PCM_16")
-    return n_clips
+    return write_clips(root, math.ceil(seconds / clip_s), sr=sr, clip_s=clip_s, seed=seed,
+                       noise_level=0.002, fresh_noise=True, names=("h", "h"))
 
 
 def _cpu_self() -> float:
