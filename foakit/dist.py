@@ -200,6 +200,9 @@ class DaskCluster:
         self.last_run: RunStats | None = None
         self._config = None
         self._client_config = None
+        # a LocalCluster's scheduler always serves HTTP (on a free port of 127.0.0.1);
+        # the dashboard's pages, and bokeh's import, only when asked
+        self._local_dashboard = bool(dashboard) and _has_bokeh()
         if self.kind == "local" and importlib.util.find_spec("distributed") is not None:
             _start_fork_server()  # it loads foakit while this process imports Dask
         try:
@@ -214,8 +217,10 @@ class DaskCluster:
                 self._fork_server()
                 self.cluster = distributed.LocalCluster(
                     n_workers=value, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address="127.0.0.1:0" if dashboard and _has_bokeh() else None,
-                    scheduler_kwargs={"allowed_failures": 0}, silence_logs=logging.CRITICAL)
+                    dashboard_address="127.0.0.1:0",
+                    scheduler_kwargs={"allowed_failures": 0,
+                                      "dashboard": self._local_dashboard},
+                    silence_logs=logging.CRITICAL)
                 self.client = distributed.Client(self.cluster, set_as_default=False)
             elif self.kind == "address":
                 self.client = distributed.Client(value, timeout=timeout_s,
@@ -252,6 +257,8 @@ class DaskCluster:
     @property
     def dashboard_link(self) -> str | None:
         """The dashboard's URL, None when the scheduler serves none."""
+        if self.kind == "local" and not self._local_dashboard:
+            return None
         try:
             info = self.client.scheduler_info()
         except Exception:  # a lost scheduler has no dashboard either

@@ -165,7 +165,7 @@ def corpus(tmp_path_factory):
 def test_cli_outputs_equal_the_local_pool(corpus, tmp_path):
     out = tmp_path / "out"
     r = foakit("analyze", str(corpus / "audio"), "-o", str(out), "--dask", "local:2",
-               "--batch-size", "3", "--no-progress")
+               "--batch-size", "3", "--no-progress", "--dask-dashboard")
     assert r.returncode == 1, r.stderr  # the broken file, as in the local run
     assert "broken.wav" in r.stderr and "Traceback" not in r.stderr
     assert "Dask scheduler tcp://127.0.0.1:" in r.stderr and "dashboard" in r.stderr
@@ -175,6 +175,8 @@ def test_cli_outputs_equal_the_local_pool(corpus, tmp_path):
     r = foakit("analyze", str(corpus / "audio"), "-o", str(out), "--dask", "local:1",
                "--no-progress")
     assert r.returncode == 1 and "81 already done (1 of them failed)" in r.stderr
+    # without --dask-dashboard a local cluster serves none, and says how to get one
+    assert "dashboard none (--dask-dashboard serves one" in r.stderr
 
 
 def _dask_workers(parent: int) -> list[int]:

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=16,
                    help="clips per batch, i.e. per Parquet part (default: 16); a task on "
                    "Dask holds one batch or more")
-    add_shared_options(p, "retry_errors", "dask")
+    add_shared_options(p, "retry_errors", "dask", "dask_dashboard")
     p.set_defaults(func=run)
 
 

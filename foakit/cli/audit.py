@@ -31,7 +31,7 @@ def add_audit_options(p: argparse.ArgumentParser) -> None:
                        "retry_errors",
                        out={"required": True,
                             "help": "output folder; an earlier run there is resumed"})
-    add_shared_options(p, "no_figures", "max_figures", "dask")
+    add_shared_options(p, "no_figures", "max_figures", "dask", "dask_dashboard")
 
 
 def report_audit(args: argparse.Namespace, result) -> int:

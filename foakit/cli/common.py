@@ -39,7 +39,12 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
         "help": "run the per-clip work on Dask: local[:N] (a LocalCluster of N "
         "single-threaded worker processes, default one per core), tcp://HOST:PORT (a "
         "running scheduler) or a scheduler file; the workers must see the audio at the "
-        "same paths (needs foakit[dask])"}),
+        "same paths and the output folder on storage every worker sees (needs "
+        "foakit[dask])"}),
+    "dask_dashboard": (("--dask-dashboard",), {
+        "action": "store_true",
+        "help": "with --dask local[:N]: serve the cluster's dashboard (needs bokeh; about "
+        "0.5 s of the client's CPU at start); a running scheduler serves its own"}),
 }
 
 
@@ -108,8 +113,10 @@ def open_dask(args: argparse.Namespace, prog: str) -> Iterator[object | None]:
         return
     from ..dist import DaskCluster
 
-    with DaskCluster(spec) as cluster:
-        link = cluster.dashboard_link or "none (the scheduler serves none; install bokeh)"
+    with DaskCluster(spec, dashboard=getattr(args, "dask_dashboard", False)) as cluster:
+        link = cluster.dashboard_link or (
+            "none (the scheduler serves none)" if cluster.kind != "local" else
+            "none (--dask-dashboard serves one; needs bokeh)")
         print(f"{prog}: Dask scheduler {cluster.address} "
               f"({cluster.n_threads()} worker threads), dashboard {link}", file=sys.stderr)
         yield cluster

@@ -36,7 +36,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--records", metavar="FILE", default=None,
                    help="read the items from an evalscope record file instead")
     add_shared_options(p, "out", "workers", "no_progress", "retry_errors", "no_figures",
-                       "max_figures", "dask", out={"required": True})
+                       "max_figures", "dask", "dask_dashboard", out={"required": True})
     p.set_defaults(func=run_audit)
 
 

@@ -173,7 +173,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
                        "measures are checkpointed in DIR: re-running resumes.")
     _root(p)
     add_shared_options(p, "out", "workers", "no_progress", "retry_errors", "no_figures",
-                       "max_figures", "dask",
+                       "max_figures", "dask", "dask_dashboard",
                        out={"required": True,
                             "help": "output folder; an earlier run there is resumed"},
                        max_figures={"default": 50, "help": "figures for at most N flags, "

@@ -39,7 +39,8 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
-    add_shared_options(p, "channel_order", "normalisation", "workers", "no_progress", "dask")
+    add_shared_options(p, "channel_order", "normalisation", "workers", "no_progress", "dask",
+                       "dask_dashboard")
     p.set_defaults(func=run_baseline)
 
 
@@ -162,7 +163,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
     add_shared_options(p, "channel_order", "normalisation", "workers", "no_figures", "max_figures",
-                       "no_progress", "dask")
+                       "no_progress", "dask", "dask_dashboard")
     p.set_defaults(func=run_audit)
 
 

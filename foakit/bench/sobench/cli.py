@@ -41,7 +41,7 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
     add_shared_options(p, "channel_order", "normalisation", "workers")
     p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="cpu",
                    help="dsp: compute backend (default: cpu)")
-    add_shared_options(p, "no_progress", "dask")
+    add_shared_options(p, "no_progress", "dask", "dask_dashboard")
     p.set_defaults(func=run_benchmark, benchmark_run=_run_baseline)
 
 
