@@ -104,8 +104,8 @@ class AuditConfig:
 
 
 def _intensity(x: np.ndarray, sr: int, band: tuple[float, float]):
-    """Per-frame cross terms Re{conj(ch0) ch_k}, k = 1..3, summed over the band; frame times;
-    and the per-frame omni and dipole powers."""
+    """Per-frame cross terms Re{conj(ch0) ch_k}, k = 1..3, summed over the band, and the
+    frame times."""
     from scipy.signal import stft
 
     nper = 1024 if sr >= 20000 else 512
@@ -113,9 +113,7 @@ def _intensity(x: np.ndarray, sr: int, band: tuple[float, float]):
     sel = (f >= band[0]) & (f <= band[1])
     z = z[:, sel, :]
     cross = np.real(np.conj(z[0])[None] * z[1:]).sum(axis=1)  # (3, frames)
-    p_w = (np.abs(z[0]) ** 2).sum(axis=0)
-    p_d = (np.abs(z[1:]) ** 2).sum(axis=(0, 1))
-    return cross, t, p_w, p_d
+    return cross, t
 
 
 def source_directions(samples: np.ndarray, sr: int, rec: Mapping, *,
@@ -135,7 +133,7 @@ def source_directions(samples: np.ndarray, sr: int, rec: Mapping, *,
     dict
         Reading name (:data:`READINGS`) -> azimuths (degrees), one per source with events.
     """
-    cross, t, _, _ = _intensity(samples, sr, band)
+    cross, t = _intensity(samples, sr, band)
     by: dict[Any, list[tuple[float, float]]] = {}
     for e in rec.get("events") or []:
         by.setdefault(e.get("source"), []).append((e["onset_s"], e["offset_s"]))

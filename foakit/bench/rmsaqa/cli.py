@@ -17,6 +17,17 @@ from ...cli.common import add_shared_options, open_dask, print_capped, require_c
 __all__ = ["add_baseline", "add_score", "add_audit"]
 
 
+def _qa(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
+
+
+def _audio_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--audio-root", metavar="DIR", default=None,
+                   help="what audio_path is relative to; derived paths are dev_audio/... "
+                   "and train_audio/... (default: the folder holding the QA file or "
+                   "directory)")
+
+
 def add_baseline(sub: argparse._SubParsersAction) -> None:
     """``foakit baseline rmsaqa QA --kind ... -o answers.jsonl``."""
     p = sub.add_parser(
@@ -28,14 +39,11 @@ def add_baseline(sub: argparse._SubParsersAction) -> None:
         "(it reads the labels); dsp: blind (the answer fields are not read), from foakit's "
         "analysis of the audio (counts, directions, times); where the signal decides "
         "nothing it abstains (null answer, counted).")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
+    _qa(p)
     p.add_argument("--kind", choices=("oracle", "chance", "prior", "dsp"), required=True)
     add_shared_options(p, "out", out={"required": True, "metavar": "ANSWERS",
                                       "help": "answers JSONL"})
-    p.add_argument("--audio-root", metavar="DIR", default=None,
-                   help="what audio_path is relative to; derived paths are dev_audio/... "
-                   "and train_audio/... (default: the folder holding the QA file or "
-                   "directory)")
+    _audio_root(p)
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="dsp: foakit analysis folder to reuse or fill (default: temporary)")
     p.add_argument("--seed", type=int, default=0, help="chance: random seed (default 0)")
@@ -95,7 +103,7 @@ def add_score(sub: argparse._SubParsersAction) -> None:
         "without an answer count as wrong; answers for records dropped at load are listed "
         "and the rest scored; an answer for an id the QA file does not hold, or a file "
         "with no answer field, is an error.")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
+    _qa(p)
     p.add_argument("answers", metavar="ANSWERS", nargs="+",
                    help="answers JSONL or official log (JSONL or JSON list); several give a "
                    "side-by-side table (columns named by file stem)")
@@ -154,12 +162,9 @@ def add_audit(sub: argparse._SubParsersAction) -> None:
         "(declared, mirrored, front-back) from the localization answers. Writes "
         "DIR/flags.jsonl, verdicts.jsonl, summary.json (the 'convention' block), index.md "
         "and figures/.")
-    p.add_argument("qa", metavar="QA", help="RMS-AQA QA JSON file or per-sample directory")
+    _qa(p)
     add_shared_options(p, "out", out={"required": True})
-    p.add_argument("--audio-root", metavar="DIR", default=None,
-                   help="what audio_path is relative to; derived paths are dev_audio/... "
-                   "and train_audio/... (default: the folder holding the QA file or "
-                   "directory)")
+    _audio_root(p)
     p.add_argument("--analysis", metavar="DIR", default=None,
                    help="foakit analysis folder to reuse or fill (default: DIR/analysis)")
     add_shared_options(p, "channel_order", "normalisation", "workers", "no_figures", "max_figures",
