@@ -27,15 +27,23 @@ detector), ``silero_plain`` (the default's Silero rules without the confirmation
 foakit's features) and ``features`` (``detector='features'``).  ``--tune`` grids the Silero
 threshold and the minimum segment and clip speech on the split given and prints each
 setting's found / false-speech rates, also with each segment vetoed when it lies in held
-notes (foakit's ``long_voiced_share``) or kept only when foakit's feature score confirms it.
+notes (foakit's ``long_voiced_share``) or kept only when foakit's feature score confirms it
+(at one level for every segment, or at a higher level for segments under a duration).
+``--frontier`` measures the Silero model alone (no rule from foakit's features) over a grid
+of its settings (threshold, release, gap, minimum segment, level gate, clip seconds) and
+prints, for each number of speech clips found, the fewest non-speech clips any setting
+calls speech: the best the model alone can do at each found rate on that split, even with
+its settings chosen on the split itself.
 
-    python benchmarks/real_recordings.py [--split dev|measure|both] [--tune] [--cap 40]
+    python benchmarks/real_recordings.py [--split dev|measure|both] [--tune | --frontier]
+        [--cap 40]
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import subprocess
@@ -289,7 +297,23 @@ def _confirm(active: np.ndarray, score: np.ndarray, limit: float) -> np.ndarray:
 
 
 RULES = [("none", None)] + [("held_note_veto", v) for v in (0.5, 0.7, 0.9)] + \
-    [("feature_confirm", v) for v in (0.1, 0.2, 0.3, 0.4)]
+    [("feature_confirm", v) for v in (0.1, 0.2, 0.3, 0.4)] + \
+    [("feature_confirm_short", (d, v)) for d in (0.2, 0.25, 0.3) for v in (0.5, 0.7, 0.8, 0.9)]
+
+
+def _confirm_short(active: np.ndarray, score: np.ndarray, short_s: float, limit: float,
+                   hop: float) -> np.ndarray:
+    """Keep the segments in which foakit's feature score reaches
+    ``foakit.signal.speech.FEATURE_CONFIRM``, ``limit`` for those under ``short_s``."""
+    from foakit.signal import speech as SP
+
+    out = np.zeros_like(active)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2], strict=True):
+        need = limit if (b - a) * hop < short_s - 1e-9 else SP.FEATURE_CONFIRM
+        if score[a:b].max() >= need:
+            out[a:b] = True
+    return out
 
 
 def tune(cl: list[dict]) -> list[dict]:
@@ -317,6 +341,8 @@ def tune(cl: list[dict]) -> list[dict]:
                         a = _veto(a[:n], c["long_voiced"][:n], value)
                     elif rule == "feature_confirm":
                         a = _confirm(a[:n], c["feature_score"][:n], value)
+                    elif rule == "feature_confirm_short":
+                        a = _confirm_short(a[:n], c["feature_score"][:n], *value, hop)
                     c["sec_tune"] = _seconds(a, hop)
                 for clip_min in (0.1, 0.2, 0.3):
                     if clip_min < seg_min:
@@ -327,12 +353,52 @@ def tune(cl: list[dict]) -> list[dict]:
     return out
 
 
+def frontier(cl: list[dict]) -> list[dict]:
+    """For each number of speech clips found, the fewest non-speech clips any setting of
+    the Silero model alone calls speech, and that setting."""
+    from foakit.signal import speech as SP
+
+    best: dict[int, dict] = {}
+    grid = itertools.product((0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8),
+                             (0.15, 0.05), (0.02, 0.032))
+    for thr, drop, hop in grid:
+        off = max(thr - drop, 0.01)
+        frames = []
+        for c in cl:
+            # the model's own 32 ms windows, or foakit's 20 ms frames
+            t = (np.arange(int(len(c["level"]) * 0.02 / hop)) + 0.5) * hop
+            idx = np.minimum((t / 0.032).astype(int), len(c["probs"]) - 1)
+            level = c["level"][np.minimum((t / 0.02).astype(int), len(c["level"]) - 1)]
+            frames.append((t, SP._hysteresis(c["probs"][idx], thr, off), level))
+        for gap, seg_min, gate in itertools.product((0.1, 0.3), (0.05, 0.1, 0.15, 0.2, 0.25,
+                                                                 0.3), (False, True)):
+            secs = []
+            for t, act, level in frames:
+                a, _ = SP._segments(act & (level > 3.0) if gate else act, t, hop,
+                                    gap_s=gap, min_s=seg_min)
+                secs.append(_seconds(a, hop))
+            for clip_min in sorted({seg_min, 0.25, 0.3, 0.5}):
+                if clip_min < seg_min:
+                    continue
+                called = [s >= clip_min for s in secs]
+                found = sum(k for k, c in zip(called, cl, strict=True) if c["speech"])
+                false = sum(k for k, c in zip(called, cl, strict=True) if not c["speech"])
+                if found not in best or false < best[found]["false"]:
+                    best[found] = {"found": found, "false": false, "threshold": thr,
+                                   "release": round(off, 2), "frame_s": hop, "gap_s": gap,
+                                   "min_segment_s": seg_min, "level_gate": gate,
+                                   "clip_min_s": clip_min}
+    return [best[k] for k in sorted(best, reverse=True)]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, default=default_cache())
     ap.add_argument("--split", choices=("dev", "measure", "both"), default="both")
     ap.add_argument("--cap", type=int, default=40)
     ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--frontier", action="store_true",
+                    help="the Silero model alone: fewest false calls per found count")
     ap.add_argument("--min-speech-s", type=float, default=None,
                     help="clip speech seconds for a speech call (default: the audits')")
     ap.add_argument("--detectors", default="silero_ref,silero_plain,silero,features")
@@ -347,10 +413,10 @@ def main(argv=None) -> int:
               "clip_min_speech_s": min_s, "splits": {}}
     for split in splits:
         cl = clips([r for r in recs if r["split"] == split])
-        if args.tune:
+        if args.tune or args.frontier:
             run_detectors(cl, ["silero_probs"])
-            for row in tune(cl):
-                print(json.dumps(row))
+            for row in (tune(cl) if args.tune else frontier(cl)):
+                print(json.dumps({"split": split, **row}))
             continue
         names = args.detectors.split(",")
         cost = run_detectors(cl, names)
@@ -358,7 +424,7 @@ def main(argv=None) -> int:
             "clips": len(cl), "recordings": len({c["hash"] for c in cl}),
             "detectors": {n: {**rates(cl, f"sec_{n}", min_s), "ms_per_clip": cost[n]}
                           for n in names}}
-    if not args.tune:
+    if not (args.tune or args.frontier):
         print(json.dumps(result, indent=1))
     return 0
 

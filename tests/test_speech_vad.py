@@ -195,3 +195,25 @@ def test_confirmation_keeps_only_segments_the_features_score_as_speech():
     assert len(segs) == 1 and abs(segs[0][0] - s0) < 0.05
     assert kept[(times > s0) & (times < s1)].all()
     assert not kept[(times > n0) & (times < n1)].any()
+
+
+def test_a_short_segment_needs_the_higher_confirmation():
+    # known answer on hand-made scores: 0.2 s and 0.4 s segments, each at a score between
+    # the two confirmation levels, then the short one above the higher level
+    hop = 0.02
+    times = (np.arange(200) + 0.5) * hop
+    active = np.zeros(200, dtype=bool)
+    active[20:30] = True  # 0.2 s
+    active[100:120] = True  # 0.4 s
+    mid = (SP.FEATURE_CONFIRM + SP.FEATURE_CONFIRM_SHORT) / 2
+    score = np.where(active, mid, 0.0)
+    kept, segs = SP._keep_confirmed(active, score, times, hop)
+    assert segs == [(2.0, 2.4)]
+    assert kept[100:120].all() and not kept[20:30].any()
+    score[25] = SP.FEATURE_CONFIRM_SHORT
+    kept, segs = SP._keep_confirmed(active, score, times, hop)
+    assert segs == [(0.4, 0.6), (2.0, 2.4)]
+    assert SP.SILERO_SHORT_S > 0.2 and (120 - 100) * hop >= SP.SILERO_SHORT_S
+    score[:] = SP.FEATURE_CONFIRM - 0.01
+    kept, segs = SP._keep_confirmed(active, score, times, hop)
+    assert segs == [] and not kept.any()
