@@ -17,7 +17,9 @@ from foakit.bench.rmsaqa import (
     chance_answers,
     dsp_answer,
     load_qa,
+    max_overlap,
     oracle_answers,
+    overlap_count,
     prior_answers,
     prior_letters,
     read_claim,
@@ -133,6 +135,54 @@ def test_dsp_stage1_uses_the_count_and_breaks_ties_by_option_order():
     same = {"A": "A dog", "B": "Speech", "C": "A piano", "D": "A doorbell"}
     got, info = dsp_answer("Which sounds?", same, REC, stage=1)
     assert got is None and info["abstained"]
+
+
+# three sources: 0 (1-4 s), 1 (3-6 s, in two events that overlap each other), 2 (4-9 s,
+# starting where source 0 ends); at most two play at once
+BUSY = {"status": "ok", "events": [_event(1.0, 4.0, 90.0, 0), _event(3.0, 5.5, -45.0, 1),
+                                   _event(5.0, 6.0, -45.0, 1), _event(4.0, 9.0, 180.0, 2)]}
+COUNTS = {"A": "1", "B": "Two sources", "C": "3 distinct sounds", "D": "four"}
+
+
+@pytest.mark.parametrize("spans, n", [
+    ([], 0),
+    ([[(0.0, 1.0)]], 1),
+    ([[(0.0, 1.0)], [(1.0, 2.0)]], 1),                  # touching ends do not overlap
+    ([[(0.0, 1.0)], [(0.999, 2.0)]], 2),
+    ([[(0.0, 5.0), (1.0, 2.0)], [(3.0, 4.0)]], 2),      # a source's own events count once
+    ([[(0.0, 2.0)], [(1.0, 3.0)], [(2.0, 4.0)]], 2),    # 0 and 2 only touch
+    ([[(0.0, 9.0)], [(1.0, 3.0)], [(2.0, 4.0)], [(2.5, 2.6)]], 4),
+    ([[(3.0, 3.0)], [(2.0, 1.0)], [(0.0, 1.0)]], 1),    # empty and reversed spans do not count
+])
+def test_max_overlap_known_answers(spans, n):
+    assert max_overlap(spans) == n
+
+
+def test_dsp_reads_an_overlap_question_as_the_most_sources_at_once():
+    assert (source_count(BUSY), overlap_count(BUSY)) == (3, 2)
+    got, info = dsp_answer("From the audio alone, what is the maximum number of "
+                           "overlapping sounds?", COUNTS, BUSY, stage=2)
+    assert (got, info["rule"], info["count_kind"]) == ("B", "count", "overlap")
+    assert (info["n_sources"], info["n_overlap"]) == (3, 2)
+    got, info = dsp_answer("How many distinct sound sources are present in the clip?",
+                           COUNTS, BUSY, stage=2)
+    assert (got, info["rule"], info["count_kind"]) == ("C", "count", "distinct")
+    assert "n_overlap" not in info
+
+
+def test_overlap_counts_only_the_sources_the_distinct_count_keeps():
+    # source 1 lasts 3.5 s in total, source 0 3 s, source 2 5 s: above 3.2 s, 1 and 2 stay
+    cfg = DspConfig(min_source_s=3.2)
+    assert (source_count(BUSY, cfg), overlap_count(BUSY, cfg)) == (2, 2)
+    cfg = DspConfig(min_source_s=4.0)
+    assert (source_count(BUSY, cfg), overlap_count(BUSY, cfg)) == (1, 1)
+    got, info = dsp_answer("At most how many sounds play at the same time?", COUNTS, BUSY,
+                           stage=2, cfg=cfg)
+    assert (got, info["n_overlap"]) == ("A", 1)
+    empty = {"status": "ok", "events": []}
+    got, info = dsp_answer("What is the maximum number of overlapping sounds?",
+                           {"A": "No sound", "B": "1", "C": "2", "D": "3"}, empty, stage=2)
+    assert (got, info["n_overlap"]) == ("A", 0)
 
 
 def test_source_count_thresholds():
