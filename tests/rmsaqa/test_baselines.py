@@ -11,6 +11,7 @@ import soundfile as sf
 from hypothesis import given
 from hypothesis import strategies as st
 
+from foakit.bench.reader import count_kind
 from foakit.bench.rmsaqa import (
     CATEGORIES,
     DspConfig,
@@ -198,6 +199,8 @@ def test_claims_of_synthetic_option_styles():
     assert read_claim("About 30 degrees to the right").azimuth_deg == -30.0
     assert read_claim("1.2-3.4 s").span == (1.2, 3.4)
     assert read_claim("Three sources").count == 3
+    assert read_claim("4 simultaneous sounds").count == 4
+    assert read_claim("1 sound at a time").count == 1
     assert read_claim("A dog barking, speech and a doorbell").n_listed == 3
 
 
@@ -220,6 +223,38 @@ def test_corpus_layout_and_audio(tmp_path):
     assert len(items) == len(qa)
     x, _ = sf.read(tmp_path / qa.items[0].audio_path)
     assert np.abs(x).max() > 0.1
+
+
+def test_sound_counting_pairs_ask_both_kinds_with_true_counts(tmp_path):
+    """Each Sound Counting pair's question reads as its truth's kind, its right option
+    states the truth's count, and an overlap count is the scene's most sources at once
+    (checked here by counting the sources active inside each stretch between two source
+    ends)."""
+    write_rmsaqa_corpus(tmp_path, n_clips=120, seed=5, render=False)
+    qa = load_qa(tmp_path / "val.json")
+    scenes = {s["segment_id"]: s for s in map(json.loads, open(tmp_path / "truth" /
+                                                                "scenes.jsonl"))}
+    truths = {(t["segment_id"], t["item"]): t["stage2"]
+              for t in map(json.loads, open(tmp_path / "truth" / "items.jsonl"))}
+    kinds = Counter()
+    for it in qa:
+        if it.category != "Sound Counting":
+            continue
+        t = truths[(it.segment_id, it.index)]
+        kinds[t["count_kind"]] += 1
+        assert count_kind(it.stage2.question) == t["count_kind"], it.stage2.question
+        counts = {x: read_claim(o).count for x, o in it.stage2.options.items()}
+        assert counts[it.stage2.answer] == t["count"]
+        assert len(set(counts.values())) == 4 and None not in counts.values()
+        srcs = scenes[it.segment_id]["sources"]
+        if t["count_kind"] == "distinct":
+            assert t["count"] == len(srcs)
+        else:
+            ends = sorted({x for s in srcs for x in (s["onset_s"], s["offset_s"])})
+            most = max(sum(s["onset_s"] < (a + b) / 2 < s["offset_s"] for s in srcs)
+                       for a, b in zip(ends, ends[1:], strict=False))
+            assert t["count"] == most
+    assert min(kinds["distinct"], kinds["overlap"]) >= 10, kinds
 
 
 def test_corpus_parameters_are_checked(tmp_path):
