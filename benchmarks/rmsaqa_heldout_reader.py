@@ -7,12 +7,17 @@ stage-1 pair) questions and options in the held-out wordings of
 and audio.  Each option's value is taken from the house wording foakit's corpus writer
 uses (:mod:`foakit.bench.rmsaqa.synth_qa`), read here by patterns of that wording alone,
 not by the reader.  Those wordings were written before the reader and are never tuned on.
+A Sound Counting pair is asked what its truth counts (``truth/items.jsonl``,
+``count_kind``): an overlap pair one of the "Sound Counting (overlap)" questions, a
+distinct pair one of the "Sound Counting" ones, and a count option form that speaks of one
+kind of count only on pairs of that kind.
 
     python benchmarks/rmsaqa_heldout_reader.py --work DIR [--clips 40] [--single-clips 30]
         [--seed 701]
 
 prints, for the house wording and the held-out wording of the same items, the prior and
-dsp accuracy per category and the share of options with every cue read.
+dsp accuracy per category (Sound Counting also per count kind) and the share of options
+with every cue read.
 """
 
 from __future__ import annotations
@@ -86,15 +91,22 @@ def _fmt(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _render(cat: int, kind: str, v, x: str, rng, dur: float) -> str:
+def _count_forms(key: str, count_kind: str) -> list[str]:
+    """The count forms of ``key`` that may be used on a pair of ``count_kind``."""
+    return [f if isinstance(f, str) else f["form"] for f in WORDINGS[key]
+            if isinstance(f, str) or f["kind"] == count_kind]
+
+
+def _render(cat: int, kind: str, v, x: str, rng, dur: float,
+            count_kind: str = "distinct") -> str:
     w = WORDINGS
     pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
     if kind == "count":
         if v == 1 and rng.random() < 0.5:
-            return pick(w["count_one"])
+            return pick(_count_forms("count_one", count_kind))
         if v == 2 and rng.random() < 0.5:
-            return pick(w["count_two"])
-        return pick(w["count"]).format(n=v, nw=_WORDS[v])
+            return pick(_count_forms("count_two", count_kind))
+        return pick(_count_forms("count", count_kind)).format(n=v, nw=_WORDS[v])
     if kind == "sector":
         key = str(int(v)) if v != -180 else "180"
         d = pick(w["sector"][key])
@@ -134,13 +146,18 @@ def _hw():
     return mod
 
 
-def _render_other(cat: int, kind: str, v, x: str, rng, dur: float) -> str:
+def _render_other(cat: int, kind: str, v, x: str, rng, dur: float,
+                  count_kind: str = "distinct") -> str:
     """The same values in the voice of benchmarks/heldout_wording.py (another author's
-    answer phrasings, written without foakit's question templates or parser)."""
+    answer phrasings, written without foakit's question templates or parser); an overlap
+    pair's counts leave out its forms that speak of the sounds of the whole clip."""
     hw = _hw()
     pick = hw._pick
     if kind == "count":
         word = hw.NUMBER_WORDS[v] if 0 <= v < len(hw.NUMBER_WORDS) else str(v)
+        if count_kind == "overlap":
+            return pick(rng, [f"{v}.", f"I count {v}."] +
+                        (["Just one.", "One source."] if v == 1 else []))
         return pick(rng, [f"{v}.", f"There are {word} sources." if v != 1 else "Just one.",
                           f"I count {v}.", f"{word.capitalize()} distinct sounds."
                           if v != 1 else "One source."])
@@ -196,8 +213,9 @@ def reword(src: Path, dst: Path, *, seed: int = 0, duration_s: float = 10.0,
     rng = np.random.default_rng(seed)
     render = _render if voice == "heldout" else _render_other
     doc = json.loads((src / "val.json").read_text())
+    kinds = count_kinds(src)
     for rec in doc["records"]:
-        for pair in rec["qa_pairs"]:
+        for pos, pair in enumerate(rec["qa_pairs"]):
             if pair["stage"] == 1:
                 pair["options"] = {k: _list_text(v, rng) for k, v in pair["options"].items()}
                 continue
@@ -205,10 +223,12 @@ def reword(src: Path, dst: Path, *, seed: int = 0, duration_s: float = 10.0,
             if cat not in (1, 2, 3):
                 continue
             x = _name(pair["question"])
-            qs = WORDINGS["questions"][pair["category_name"]]
+            ck = _kind(kinds, rec["segment_id"], pos // 2) if cat == 1 else "distinct"
+            qs = WORDINGS["questions"][pair["category_name"] +
+                                       (" (overlap)" if ck == "overlap" else "")]
             pair["question"] = qs[int(rng.integers(len(qs)))].format(x=x)
             pair["options"] = {
-                k: _cap(render(cat, *_house_value(cat, v), x, rng, duration_s))
+                k: _cap(render(cat, *_house_value(cat, v), x, rng, duration_s, ck))
                 for k, v in pair["options"].items()}
     dst.mkdir(parents=True, exist_ok=True)
     out = dst / "val.json"
@@ -219,15 +239,45 @@ def reword(src: Path, dst: Path, *, seed: int = 0, duration_s: float = 10.0,
     return out
 
 
-def measure(qa_file: Path, records: dict) -> dict:
+def count_kinds(root: Path) -> dict[tuple[str, int], str]:
+    """(segment id, item) -> count kind of each Sound Counting item of a corpus written by
+    :func:`foakit.bench.rmsaqa.write_rmsaqa_corpus`, from its truth file."""
+    out = {}
+    for line in (root / "truth" / "items.jsonl").read_text().splitlines():
+        t = json.loads(line)
+        if "count_kind" in t["stage2"]:
+            out[(t["segment_id"], t["item"])] = t["stage2"]["count_kind"]
+    return out
+
+
+def _kind(kinds: dict[tuple[str, int], str], sid: str, item: int) -> str:
+    try:
+        return kinds[(sid, item)]
+    except KeyError:
+        raise SystemExit(f"{sid} item {item}: the corpus truth has no count_kind (a corpus "
+                         "written before counting questions had two kinds; use a new "
+                         "--work folder)") from None
+
+
+def measure(qa_file: Path, records: dict, kinds: dict[tuple[str, int], str]) -> dict:
     qa = load_qa(qa_file)
-    reps = {"prior": score_answers(qa, prior_answers(qa)),
-            "dsp": score_answers(qa, dsp_answers(qa, records))}
+    rows = {"prior": prior_answers(qa), "dsp": dsp_answers(qa, records)}
+    reps = {k: score_answers(qa, r) for k, r in rows.items()}
+    # Sound Counting stage 2 per count kind: (right, n) per baseline
+    split: dict[str, dict[str, list[int]]] = {}
+    for name, rs in rows.items():
+        for it, r in zip(qa, rs, strict=True):
+            if it.category == "Sound Counting":
+                got = split.setdefault(_kind(kinds, it.segment_id, it.index), {}).setdefault(
+                    name, [0, 0])
+                got[0] += r["stage2"] == it.stage2.answer
+                got[1] += 1
     cov2 = {c: coverage(t for it in qa if it.category == c
                         for t in it.stage2.options.values())
             for c in ("Sound Counting", "Temporal Detection", "Source Localization")}
     cov = coverage(t for it in qa for p in (it.stage1, it.stage2) for t in p.options.values())
-    return {"reports": reps, "coverage": cov, "coverage_stage2": cov2}
+    return {"reports": reps, "coverage": cov, "coverage_stage2": cov2,
+            "sound_counting_by_kind": split}
 
 
 def main() -> None:
@@ -255,9 +305,10 @@ def main() -> None:
         assert not problems, problems
         held = reword(root, work / f"{name}-heldout", seed=kw["seed"])
         other = reword(root, work / f"{name}-other", seed=kw["seed"], voice="other")
+        kinds = count_kinds(root)
         for wording, f in (("house", root / "val.json"), ("heldout", held),
                            ("other", other)):
-            m = measure(f, records)
+            m = measure(f, records, kinds)
             out[f"{name}/{wording}"] = m
             print(f"\n{name} clips ({kw}), {wording} wording, {f}:")
             for cat in ("Sound Counting", "Temporal Detection", "Source Localization"):
@@ -267,6 +318,11 @@ def main() -> None:
                 print(f"  {cat}: n={b['dsp']['n']}  prior A_S2 {b['prior']['A_S2']:.1%}  "
                       f"dsp A_S2 {b['dsp']['A_S2']:.1%}  options fully read "
                       f"{m['coverage_stage2'][cat]['share']:.1%}")
+                if cat == "Sound Counting":
+                    for ck, got in sorted(m["sound_counting_by_kind"].items()):
+                        (pr, n), (dr, _) = got["prior"], got["dsp"]
+                        print(f"    {ck}: n={n}  prior A_S2 {pr / n:.1%}  dsp A_S2 "
+                              f"{dr / n:.1%}")
             print(f"  all options (stage 1 and 2) with every cue read: "
                   f"{m['coverage']['fully_read']}/{m['coverage']['n']} "
                   f"({m['coverage']['share']:.1%}); dsp A_S1 "
@@ -274,7 +330,8 @@ def main() -> None:
                   f"{m['reports']['prior']['overall']['A_S1']:.1%})")
     (work / "heldout_reader.json").write_text(json.dumps(
         {k: {"coverage": v["coverage"], "coverage_stage2": v["coverage_stage2"],
-             "by_category": {n: r["by_category"] for n, r in v["reports"].items()}}
+             "by_category": {n: r["by_category"] for n, r in v["reports"].items()},
+             "sound_counting_by_kind": v["sound_counting_by_kind"]}
          for k, v in out.items()}, indent=1))
     print(f"\n{time.perf_counter() - t0:.0f} s; figures in {work / 'heldout_reader.json'}")
 

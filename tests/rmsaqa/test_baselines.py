@@ -11,13 +11,16 @@ import soundfile as sf
 from hypothesis import given
 from hypothesis import strategies as st
 
+from foakit.bench.reader import count_kind
 from foakit.bench.rmsaqa import (
     CATEGORIES,
     DspConfig,
     chance_answers,
     dsp_answer,
     load_qa,
+    max_overlap,
     oracle_answers,
+    overlap_count,
     prior_answers,
     prior_letters,
     read_claim,
@@ -135,6 +138,54 @@ def test_dsp_stage1_uses_the_count_and_breaks_ties_by_option_order():
     assert got is None and info["abstained"]
 
 
+# three sources: 0 (1-4 s), 1 (3-6 s, in two events that overlap each other), 2 (4-9 s,
+# starting where source 0 ends); at most two play at once
+BUSY = {"status": "ok", "events": [_event(1.0, 4.0, 90.0, 0), _event(3.0, 5.5, -45.0, 1),
+                                   _event(5.0, 6.0, -45.0, 1), _event(4.0, 9.0, 180.0, 2)]}
+COUNTS = {"A": "1", "B": "Two sources", "C": "3 distinct sounds", "D": "four"}
+
+
+@pytest.mark.parametrize("spans, n", [
+    ([], 0),
+    ([[(0.0, 1.0)]], 1),
+    ([[(0.0, 1.0)], [(1.0, 2.0)]], 1),                  # touching ends do not overlap
+    ([[(0.0, 1.0)], [(0.999, 2.0)]], 2),
+    ([[(0.0, 5.0), (1.0, 2.0)], [(3.0, 4.0)]], 2),      # a source's own events count once
+    ([[(0.0, 2.0)], [(1.0, 3.0)], [(2.0, 4.0)]], 2),    # 0 and 2 only touch
+    ([[(0.0, 9.0)], [(1.0, 3.0)], [(2.0, 4.0)], [(2.5, 2.6)]], 4),
+    ([[(3.0, 3.0)], [(2.0, 1.0)], [(0.0, 1.0)]], 1),    # empty and reversed spans do not count
+])
+def test_max_overlap_known_answers(spans, n):
+    assert max_overlap(spans) == n
+
+
+def test_dsp_reads_an_overlap_question_as_the_most_sources_at_once():
+    assert (source_count(BUSY), overlap_count(BUSY)) == (3, 2)
+    got, info = dsp_answer("From the audio alone, what is the maximum number of "
+                           "overlapping sounds?", COUNTS, BUSY, stage=2)
+    assert (got, info["rule"], info["count_kind"]) == ("B", "count", "overlap")
+    assert (info["n_sources"], info["n_overlap"]) == (3, 2)
+    got, info = dsp_answer("How many distinct sound sources are present in the clip?",
+                           COUNTS, BUSY, stage=2)
+    assert (got, info["rule"], info["count_kind"]) == ("C", "count", "distinct")
+    assert "n_overlap" not in info
+
+
+def test_overlap_counts_only_the_sources_the_distinct_count_keeps():
+    # source 1 lasts 3.5 s in total, source 0 3 s, source 2 5 s: above 3.2 s, 1 and 2 stay
+    cfg = DspConfig(min_source_s=3.2)
+    assert (source_count(BUSY, cfg), overlap_count(BUSY, cfg)) == (2, 2)
+    cfg = DspConfig(min_source_s=4.0)
+    assert (source_count(BUSY, cfg), overlap_count(BUSY, cfg)) == (1, 1)
+    got, info = dsp_answer("At most how many sounds play at the same time?", COUNTS, BUSY,
+                           stage=2, cfg=cfg)
+    assert (got, info["n_overlap"]) == ("A", 1)
+    empty = {"status": "ok", "events": []}
+    got, info = dsp_answer("What is the maximum number of overlapping sounds?",
+                           {"A": "No sound", "B": "1", "C": "2", "D": "3"}, empty, stage=2)
+    assert (got, info["n_overlap"]) == ("A", 0)
+
+
 def test_source_count_thresholds():
     assert source_count(REC) == 2
     assert source_count(REC, DspConfig(min_source_s=3.2)) == 1
@@ -148,6 +199,8 @@ def test_claims_of_synthetic_option_styles():
     assert read_claim("About 30 degrees to the right").azimuth_deg == -30.0
     assert read_claim("1.2-3.4 s").span == (1.2, 3.4)
     assert read_claim("Three sources").count == 3
+    assert read_claim("4 simultaneous sounds").count == 4
+    assert read_claim("1 sound at a time").count == 1
     assert read_claim("A dog barking, speech and a doorbell").n_listed == 3
 
 
@@ -170,6 +223,38 @@ def test_corpus_layout_and_audio(tmp_path):
     assert len(items) == len(qa)
     x, _ = sf.read(tmp_path / qa.items[0].audio_path)
     assert np.abs(x).max() > 0.1
+
+
+def test_sound_counting_pairs_ask_both_kinds_with_true_counts(tmp_path):
+    """Each Sound Counting pair's question reads as its truth's kind, its right option
+    states the truth's count, and an overlap count is the scene's most sources at once
+    (checked here by counting the sources active inside each stretch between two source
+    ends)."""
+    write_rmsaqa_corpus(tmp_path, n_clips=120, seed=5, render=False)
+    qa = load_qa(tmp_path / "val.json")
+    scenes = {s["segment_id"]: s for s in map(json.loads, open(tmp_path / "truth" /
+                                                                "scenes.jsonl"))}
+    truths = {(t["segment_id"], t["item"]): t["stage2"]
+              for t in map(json.loads, open(tmp_path / "truth" / "items.jsonl"))}
+    kinds = Counter()
+    for it in qa:
+        if it.category != "Sound Counting":
+            continue
+        t = truths[(it.segment_id, it.index)]
+        kinds[t["count_kind"]] += 1
+        assert count_kind(it.stage2.question) == t["count_kind"], it.stage2.question
+        counts = {x: read_claim(o).count for x, o in it.stage2.options.items()}
+        assert counts[it.stage2.answer] == t["count"]
+        assert len(set(counts.values())) == 4 and None not in counts.values()
+        srcs = scenes[it.segment_id]["sources"]
+        if t["count_kind"] == "distinct":
+            assert t["count"] == len(srcs)
+        else:
+            ends = sorted({x for s in srcs for x in (s["onset_s"], s["offset_s"])})
+            most = max(sum(s["onset_s"] < (a + b) / 2 < s["offset_s"] for s in srcs)
+                       for a, b in zip(ends, ends[1:], strict=False))
+            assert t["count"] == most
+    assert min(kinds["distinct"], kinds["overlap"]) >= 10, kinds
 
 
 def test_corpus_parameters_are_checked(tmp_path):

@@ -56,6 +56,9 @@ def corpus(draw):
         sid = f"dev-{i:06d}"
         cid = draw(st.integers(1, 6))
         q = "When does the sound start?" if _KIND[cid] == "onset" else "What is asked?"
+        if _KIND[cid] == "count":  # both kinds of counting question
+            q = draw(st.sampled_from(["How many sounds are there?", "What is the maximum "
+                                      "number of overlapping sounds?"]))
         opts1 = dict(zip("ABCD", draw(options("list")), strict=True))
         opts2 = dict(zip("ABCD", draw(options(_KIND[cid])), strict=True))
         recs.append({"segment_id": sid, "qa_pairs": [

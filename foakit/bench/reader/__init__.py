@@ -20,7 +20,9 @@ order, each taking the tokens it reads:
 * counts ("3 simultaneous sounds", "a pair of sounds", "no sound", "Just one.") and lists
   of sounds (counted as sounds: "In the audio, you can hear dishwasher." is one);
 * temporal relations (before, after, during, overlaps, contained within, starts earlier,
-  ends later) and what a question asks (a time, a count, a direction).
+  ends later) and what a question asks (a time, a count, a direction); what a counting
+  question counts, the distinct sounds of the clip or the most sounds at one moment, is
+  :func:`count_kind` (:mod:`foakit.bench.reader.counting`).
 
 Every reading keeps its character span, kind and text.  Cue words left over (a number, a
 unit, a direction, time or distance word no rule read) are reported in
@@ -34,10 +36,12 @@ import math
 import re
 
 from ..mentions import class_mentions
+from .counting import COUNT_KINDS, count_kind, overlap_cue
 from .rules import _NOT_LIST, _RULES, _Parser
 from .tokens import _CUE_WORDS, _RIGHT_ADVERB, Expr, Reading, Token, tokenize
 
-__all__ = ["Expr", "Reading", "Token", "read", "resolve_window", "tokenize"]
+__all__ = ["COUNT_KINDS", "Expr", "Reading", "Token", "count_kind", "overlap_cue", "read",
+           "resolve_window", "tokenize"]
 
 # a sound list's frame: "In the audio, you can hear X.", "The clip features X."
 _LIST_FRAME = re.compile(

@@ -182,7 +182,9 @@ def _check(it, rec, cfg: AuditConfig) -> LabelVerdict:
     if rule == "count":
         bad = mine >= cfg.count_margin
         conf = min(1.0, 0.4 * mine)
-        why = f"the analysis finds {info['n_sources']} source(s)"
+        why = f"the analysis finds {info['n_sources']} source(s)" + (
+            f", at most {info['n_overlap']} at once" if info.get("count_kind") == "overlap"
+            else "")
     elif rule == "direction":
         claim = read_claim(label)
         width = claim.halfwidth_deg or 0.0

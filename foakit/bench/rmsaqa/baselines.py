@@ -12,8 +12,11 @@ Every two-stage item gets one answer line (``segment_id``, ``item``, ``stage1``,
   command line loads the QA set with ``labels=False``).  Each option is read for
   what it claims (:mod:`.claims`); claims are held against the analysed events and the
   best-supported option is chosen.  Counts: the option nearest the number of sources the
-  analysis found.  Directions: the option nearest (great circle, azimuth) to an analysed
-  event's direction.  Times: the interval with the highest IoU with an event, or the
+  analysis found, or, when the question asks the most sounds at one moment
+  (:func:`foakit.bench.reader.count_kind`: "what is the maximum number of overlapping
+  sounds?"), nearest the most of those sources active at once (:func:`max_overlap`).
+  Directions: the option nearest (great circle, azimuth) to an analysed event's
+  direction.  Times: the interval with the highest IoU with an event, or the
   onset nearest an event onset.  Stage 1: options listing different numbers of sounds are
   told apart by the count.  Options the signal scores equally are broken by option order
   (the first tied letter).  Where the signal decides nothing (no option states a count,
@@ -28,7 +31,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -38,11 +41,13 @@ import numpy as np
 
 from ...conventions import azimuth_difference
 from ...errors import ParameterError
+from ..reader import count_kind
 from .claims import Claim, onset_question, read_claim
 from .format import Item, QASet, check_audio
 
 __all__ = ["KINDS", "LABELLED", "DspConfig", "BaselineRun", "oracle_answers", "chance_answers",
-           "prior_letters", "prior_answers", "source_count", "dsp_answer", "dsp_answers",
+           "prior_letters", "prior_answers", "source_count", "max_overlap", "overlap_count",
+           "dsp_answer", "dsp_answers",
            "analyze_for_qa", "run_baseline", "analysis_key"]
 
 KINDS = ("oracle", "chance", "prior", "dsp")
@@ -178,6 +183,50 @@ def source_count(rec: Mapping, cfg: DspConfig = DspConfig()) -> int:
     return len(_sources(rec, cfg))
 
 
+def max_overlap(spans: Iterable[Iterable[Sequence[float]]]) -> int:
+    """The most sources active at one moment.
+
+    Parameters
+    ----------
+    spans : iterable of iterables of (onset, offset)
+        Per source, the intervals (s) in which it is active; a source's own intervals
+        that overlap count once, intervals with ``offset <= onset`` not at all.
+
+    Returns
+    -------
+    int
+        The maximum over time of the number of sources active, by a sweep over interval
+        ends; an interval that ends where another starts does not overlap it (ends are
+        taken before starts at the same time).
+    """
+    edges: list[tuple[float, int]] = []
+    for src in spans:
+        merged: list[list[float]] = []
+        for a, b in sorted((float(a), float(b)) for a, b in src):
+            if b <= a:
+                continue
+            if merged and a < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        edges += [(a, 1) for a, _ in merged] + [(b, -1) for _, b in merged]
+    best = cur = 0
+    for _, d in sorted(edges):  # -1 sorts before +1 at the same time: touching ends
+        cur += d
+        best = max(best, cur)
+    return best
+
+
+def overlap_count(rec: Mapping, cfg: DspConfig = DspConfig()) -> int:
+    """The most of the sources :func:`source_count` counts that are active at once, from
+    their events' onsets and offsets."""
+    return _at_once(_sources(rec, cfg))
+
+
+def _at_once(srcs: list[dict]) -> int:
+    return max_overlap([(e["onset_s"], e["offset_s"]) for e in s["events"]] for s in srcs)
+
+
 def _iou(a: Sequence[float], b: Sequence[float]) -> float:
     inter = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
     union = max(a[1], b[1]) - min(a[0], b[0])
@@ -213,7 +262,9 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
     info : dict
         ``rule`` (count, direction, onset, span, sound_count or none), ``abstained``,
         ``scores`` (per letter, lower is better), ``tied`` letters, and the analysed
-        values used.
+        values used.  A count rule also says ``count_kind``: ``"distinct"`` (options held
+        against ``n_sources``, the number of sources) or ``"overlap"`` (against
+        ``n_overlap``, the most of them active at once), from the question alone.
     """
     dur = rec.get("duration_s") if rec else None
     claims: dict[str, Claim] = {k: read_claim(v, duration_s=dur) for k, v in options.items()}
@@ -226,9 +277,15 @@ def dsp_answer(question: str, options: Mapping[str, str], rec: Mapping | None, *
     scores: dict[str, float] = {}
     k = len(options)
     if stage == 2 and sum(c.count is not None for c in claims.values()) == k:
+        kind = count_kind(question)
         n = len(srcs)
+        if kind == "overlap":
+            n_at_once = _at_once(srcs)
+            info.update(rule="count", count_kind=kind, n_sources=n, n_overlap=n_at_once)
+            n = n_at_once
+        else:
+            info.update(rule="count", count_kind=kind, n_sources=n)
         scores = {x: abs(c.count - n) for x, c in claims.items()}
-        info.update(rule="count", n_sources=n)
     elif stage == 2 and sum(c.azimuth_deg is not None for c in claims.values()) >= k - 1 \
             and srcs:
         az = [s["azimuth_deg"] for s in srcs]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...conventions import azimuth_difference, wrap_azimuth
 from ...synth.scene import Scene, Source
+from .baselines import max_overlap
 from .format import CATEGORIES, LETTERS
 
 __all__ = ["DOMESTIC", "ACTIONS", "make_items", "stage1_pair", "stage2_pair"]
@@ -60,6 +61,13 @@ _SC_Q = (
     "Count the sound sources you hear. How many are there?",
     "How many different sounds are active during the recording?",
     "In total, how many separate sources emit sound in this scene?",
+)
+# the same number of phrasings as _SC_Q: one draw over both picks the kind and the phrasing
+_SC_OVERLAP_Q = (
+    "What is the maximum number of overlapping sounds?",
+    "At most, how many sound sources are active at the same time?",
+    "How many sounds can be heard at once at the busiest moment of the clip?",
+    "What is the largest number of sources that play simultaneously?",
 )
 _SL_Q = (
     "Where is {x} relative to the listener?",
@@ -109,10 +117,12 @@ def _sound_list(labels: list[str], style: int) -> str:
     return _cap(", ".join(names[:-1]) + " and " + names[-1])
 
 
-def _shuffle(rng: np.random.Generator, right: Any, wrong: list, render) -> tuple[dict, str, list]:
-    """Options A-D with the right one at a random letter; also the values in letter order."""
+def _shuffle(rng: np.random.Generator, right: Any, wrong: list, render, *,
+             order: np.ndarray | None = None) -> tuple[dict, str, list]:
+    """Options A-D with the right one at a random letter (``order``, a permutation of 4,
+    when drawn already); also the values in letter order."""
     vals = [right, *wrong[:3]]
-    order = rng.permutation(4)
+    order = rng.permutation(4) if order is None else order
     values = [vals[i] for i in order]
     letter = LETTERS[int(np.flatnonzero(order == 0)[0])]
     return {LETTERS[i]: render(v) for i, v in enumerate(values)}, letter, values
@@ -201,15 +211,25 @@ def stage2_pair(scene: Scene, rng: np.random.Generator, category: int, labels: l
     prefix = _PREFIX[int(rng.integers(len(_PREFIX)))]
     truth: dict[str, Any] = {"category_id": category}
     if category == 1:
-        lo = max(1, min(n - int(rng.integers(0, 3)), 6 - 3))
-        counts = list(range(lo, lo + 4))
+        # every draw is taken before the count is known, in the order the distinct-only
+        # corpus took them, so that its distinct pairs and all later draws stay as they were
+        shift = int(rng.integers(0, 3))
         style = int(rng.integers(0, 3))
-        wrong = [c for c in counts if c != n]
-        opts, ans, _ = _shuffle(rng, n, list(rng.permutation(wrong)), lambda c: (
+        wrong_order = rng.permutation(3)
+        order = rng.permutation(4)
+        pick = int(rng.integers(2 * len(_SC_Q)))  # even: distinct, odd: overlap
+        kind = ("distinct", "overlap")[pick % 2]
+        q = (_SC_Q, _SC_OVERLAP_Q)[pick % 2][pick // 2]
+        m = n if kind == "distinct" else max_overlap([(s.onset_s, s.offset_s)] for s in srcs)
+        lo = max(1, min(m - shift, 6 - 3))
+        wrong = [c for c in range(lo, lo + 4) if c != m]
+        forms = (lambda c: f"{c} distinct sound" + ("" if c == 1 else "s")) \
+            if kind == "distinct" else \
+            (lambda c: "1 sound at a time" if c == 1 else f"{c} simultaneous sounds")
+        opts, ans, _ = _shuffle(rng, m, [wrong[i] for i in wrong_order], lambda c: (
             str(c), _cap(_WORDS[c]) + (" source" if c == 1 else " sources"),
-            f"{c} distinct sound" + ("" if c == 1 else "s"))[style])
-        q = _SC_Q[int(rng.integers(len(_SC_Q)))]
-        truth["count"] = n
+            forms(c))[style], order=order)
+        truth.update(count=m, count_kind=kind)
     elif category == 2:
         still = [i for i, s in enumerate(srcs) if not s.is_moving]
         i = int(rng.choice(still)) if still else int(rng.integers(n))
