@@ -300,6 +300,19 @@ def _has_bokeh() -> bool:
 _PRELOAD = ["distributed", "foakit._dask_preload"]
 
 
+def prestart(spec: str | os.PathLike) -> None:
+    """For a ``local[:N]`` spec, start the fork server its workers are forked from now
+    (:func:`_start_fork_server`), so that the server's loading overlaps what this process
+    imports and reads before it opens the :class:`DaskCluster`; nothing for other specs,
+    a bad spec (the cluster's opening reports it) or without Dask."""
+    try:
+        kind, _ = parse_dask_spec(spec)
+    except ParameterError:
+        return
+    if kind == "local" and importlib.util.find_spec("distributed") is not None:
+        _start_fork_server()
+
+
 def _start_fork_server() -> None:
     """Start multiprocessing's fork server with foakit preloaded (:mod:`foakit._dask_preload`:
     Dask's worker modules, foakit's kernels loaded), so that every worker forked from it

@@ -297,3 +297,23 @@ def test_cuda_without_a_device_on_the_workers_stops_with_exit_2(cluster, tmp_pat
                cluster.address, "--backend", "cuda", "--no-progress")
     assert r.returncode == 2 and "backend='cuda' is unavailable" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_prestart_starts_the_fork_server_for_local_specs_only():
+    # in a fresh interpreter: the fork server of multiprocessing is one per process
+    code = (
+        "import multiprocessing.forkserver as F\n"
+        "from foakit.dist import prestart\n"
+        "for spec in ('tcp://127.0.0.1:1', 'local:0', 'nonsense:x', 'sched.json'):\n"
+        "    prestart(spec)\n"
+        "    assert F._forkserver._forkserver_pid is None, spec\n"
+        "prestart('local:2')\n"
+        "pid = F._forkserver._forkserver_pid\n"
+        "assert pid is not None\n"
+        "prestart('local')\n"
+        "assert F._forkserver._forkserver_pid == pid\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

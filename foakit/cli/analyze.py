@@ -6,7 +6,14 @@ import argparse
 import os
 import sys
 
-from .common import add_shared_options, notice, open_dask, print_capped, require_counts
+from .common import (
+    add_shared_options,
+    notice,
+    open_dask,
+    prestart_dask,
+    print_capped,
+    require_counts,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,13 +46,15 @@ def report(summary, out=sys.stderr) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..corpus import analyze_corpus, keep_freed_memory
-
     if (bad := require_counts(args, "foakit analyze")) is not None:
         return bad
     if not os.path.isdir(args.audio_dir):
         print(f"foakit analyze: error: {args.audio_dir}: no such folder", file=sys.stderr)
         return 2
+    # the workers' fork server loads foakit on another core while this process imports it
+    prestart_dask(args)
+    from ..corpus import analyze_corpus, keep_freed_memory
+
     keep_freed_memory()  # this process is ours (workers=1 analyses in it)
     with open_dask(args, "foakit analyze") as cluster:
         summary = analyze_corpus(args.audio_dir, args.out, channel_order=args.channel_order,

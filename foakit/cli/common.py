@@ -99,6 +99,16 @@ def print_capped(lines: Iterable[str], *, prefix: str, more_prefix: str | None =
               file=out)
 
 
+def prestart_dask(args: argparse.Namespace) -> None:
+    """Start what a ``--dask local[:N]`` cluster forks its workers from before the command
+    imports its own modules (:func:`foakit.dist.prestart`); nothing without the option."""
+    spec = getattr(args, "dask", None)
+    if spec:
+        from ..dist import prestart
+
+        prestart(spec)
+
+
 @contextlib.contextmanager
 def open_dask(args: argparse.Namespace, prog: str) -> Iterator[object | None]:
     """The :class:`foakit.dist.DaskCluster` of ``args.dask`` (None without the option),
