@@ -223,7 +223,8 @@ def normalisation_stats(samples: np.ndarray, sr: int, *,
     sw = uniform_filter1d(pw, k, axis=-1)
     sd = uniform_filter1d(pd, k, axis=-1)
     si = uniform_filter1d(cross, k, axis=-1)
-    den = np.sqrt(sw * sd)
+    # the running means of non-negative powers can round a hair below zero
+    den = np.sqrt(np.maximum(sw * sd, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         direct = np.where(den > 0, np.linalg.norm(si, axis=0) / den, 0.0)
     # the floor is on sqrt(|W|^2 |D|^2): a uniform gain on W or on the dipoles (what the
