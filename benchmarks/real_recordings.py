@@ -286,41 +286,18 @@ def _veto(active: np.ndarray, long_voiced: np.ndarray, limit: float) -> np.ndarr
     return out
 
 
-def _confirm(active: np.ndarray, score: np.ndarray, limit: float) -> np.ndarray:
-    """Keep the segments in which foakit's feature score reaches ``limit``."""
-    out = np.zeros_like(active)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
-    for a, b in zip(edges[::2], edges[1::2], strict=True):
-        if score[a:b].max() >= limit:
-            out[a:b] = True
-    return out
-
-
 RULES = [("none", None)] + [("held_note_veto", v) for v in (0.5, 0.7, 0.9)] + \
     [("feature_confirm", v) for v in (0.1, 0.2, 0.3, 0.4)] + \
     [("feature_confirm_short", (d, v)) for d in (0.2, 0.25, 0.3) for v in (0.5, 0.7, 0.8, 0.9)]
-
-
-def _confirm_short(active: np.ndarray, score: np.ndarray, short_s: float, limit: float,
-                   hop: float) -> np.ndarray:
-    """Keep the segments in which foakit's feature score reaches
-    ``foakit.signal.speech.FEATURE_CONFIRM``, ``limit`` for those under ``short_s``."""
-    from foakit.signal import speech as SP
-
-    out = np.zeros_like(active)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(int), [0]])))
-    for a, b in zip(edges[::2], edges[1::2], strict=True):
-        need = limit if (b - a) * hop < short_s - 1e-9 else SP.FEATURE_CONFIRM
-        if score[a:b].max() >= need:
-            out[a:b] = True
-    return out
 
 
 def tune(cl: list[dict]) -> list[dict]:
     """Found / false rates of Silero settings: threshold, minimum segment, clip seconds,
     and a rule from foakit's own features on each segment: none, a veto of segments in
     held notes (``long_voiced_share`` above the value on average), or a confirmation
-    (the smoothed feature score reaching the value somewhere in the segment)."""
+    (the smoothed feature score reaching the value somewhere in the segment; or reaching
+    ``foakit.signal.speech.FEATURE_CONFIRM``, and for a segment under the first value of
+    the pair the second)."""
     from foakit.signal import speech as SP
 
     hop = 0.02
@@ -339,10 +316,12 @@ def tune(cl: list[dict]) -> list[dict]:
                     n = min(len(a), len(c["long_voiced"]))
                     if rule == "held_note_veto":
                         a = _veto(a[:n], c["long_voiced"][:n], value)
-                    elif rule == "feature_confirm":
-                        a = _confirm(a[:n], c["feature_score"][:n], value)
+                    elif rule == "feature_confirm":  # one level for every segment
+                        a, _ = SP._keep_confirmed(a[:n], c["feature_score"][:n], t, hop,
+                                                  level=value, short_level=value)
                     elif rule == "feature_confirm_short":
-                        a = _confirm_short(a[:n], c["feature_score"][:n], *value, hop)
+                        a, _ = SP._keep_confirmed(a[:n], c["feature_score"][:n], t, hop,
+                                                  short_s=value[0], short_level=value[1])
                     c["sec_tune"] = _seconds(a, hop)
                 for clip_min in (0.1, 0.2, 0.3):
                     if clip_min < seg_min:

@@ -465,16 +465,19 @@ def _confirm(active: np.ndarray, x: np.ndarray, sr: int, times: np.ndarray,
 
 
 def _keep_confirmed(active: np.ndarray, score: np.ndarray, times: np.ndarray,
-                    hop_s: float) -> tuple[np.ndarray, list]:
-    """The segments of ``active`` whose ``score`` reaches the confirmation level for
-    their length (:func:`_confirm`), and their (onset_s, offset_s)."""
+                    hop_s: float, *, level: float = FEATURE_CONFIRM,
+                    short_s: float = SILERO_SHORT_S,
+                    short_level: float = FEATURE_CONFIRM_SHORT) -> tuple[np.ndarray, list]:
+    """The segments of ``active`` whose ``score`` reaches ``level`` somewhere, or
+    ``short_level`` for a segment shorter than ``short_s`` (:func:`_confirm`; the keywords
+    let ``benchmarks/real_recordings.py --tune`` grid them), and their (onset_s, offset_s)."""
     n = min(len(active), len(score))
     out = np.zeros_like(active)
     segs = []
     edges = np.flatnonzero(np.diff(np.concatenate([[0], active[:n].astype(int), [0]])))
     for a, b in zip(edges[::2], edges[1::2], strict=True):
-        short = (b - a) * hop_s < SILERO_SHORT_S - 1e-9
-        if score[a:b].max() >= (FEATURE_CONFIRM_SHORT if short else FEATURE_CONFIRM):
+        short = (b - a) * hop_s < short_s - 1e-9
+        if score[a:b].max() >= (short_level if short else level):
             out[a:b] = True
             segs.append((round(float(times[a] - hop_s / 2), 3),
                          round(float(times[b - 1] + hop_s / 2), 3)))
