@@ -29,25 +29,36 @@ from .questions_words import (
     TEMPLATES,
 )
 
+#: The answer sentences of the house style's estimates (``{name}`` the source, ``{v}``).
+_ESTIMATE_SAYS = {"estimate_azimuth": "{name} is at about {v} degrees azimuth.",
+                  "estimate_elevation": "{name} is at about {v} degrees elevation.",
+                  "estimate_distance": "{name} is about {v} m away."}
 
-def _estimate(task: str) -> Callable[[_Ctx], Item | None]:
+
+def _estimate(task: str, *, templates: dict[str, tuple[str, ...]] = TEMPLATES,
+              ref: Callable[[_Ctx, int], str] = lambda c, i: c.ref(i),
+              name: Callable[[str], str] = lambda label: f"The sound of the {label}",
+              says: dict[str, str] = _ESTIMATE_SAYS) -> Callable[[_Ctx], Item | None]:
+    """The builder of an estimate task in one style: its question ``templates`` per task,
+    how it refers to the source in the question (``ref``) and names it in the answer
+    (``name``, from the class label), and its answer sentences (``says``)."""
     def build(c: _Ctx) -> Item | None:
         if not c.stat:
             return None
         i = c.pick(c.stat)
         s = c.src[i]
-        core = c.pick(TEMPLATES[task]).format(ref=c.ref(i))
-        name = f"The sound of the {s.label}"
+        core = c.pick(templates[task]).format(ref=ref(c, i))
+        who = name(s.label)
         if task == "estimate_azimuth":
             v = _deg(s.azimuth_deg)
-            return (core, f"{name} is at about {v} degrees azimuth.", f"{v} degrees",
+            return (core, says[task].format(name=who, v=v), f"{v} degrees",
                     {"azimuth_deg": round(s.azimuth_deg, 1)}, [i])
         if task == "estimate_elevation":
             v = int(round(s.elevation_deg))
-            return (core, f"{name} is at about {v} degrees elevation.", f"{v} degrees",
+            return (core, says[task].format(name=who, v=v), f"{v} degrees",
                     {"elevation_deg": round(s.elevation_deg, 1)}, [i])
         v = f"{s.distance_m:.1f}"
-        return (core, f"{name} is about {v} m away.", f"{v} m",
+        return (core, says[task].format(name=who, v=v), f"{v} m",
                 {"distance_m": round(s.distance_m, 2)}, [i])
 
     return build
@@ -281,29 +292,14 @@ _V_EST = {
     "estimate_distance": ("How many metres away is {ref}?", "Estimate how distant {ref} is.",
                           "At what distance from you is {ref}?"),
 }
+_V_SAYS = {"estimate_azimuth": "{name} arrives from about {v} degrees azimuth.",
+           "estimate_elevation": "{name} is at an elevation of about {v} degrees.",
+           "estimate_distance": "{name} is roughly {v} m from you."}
 
 
 def _v_estimate(task: str) -> Callable[[_Ctx], Item | None]:
-    def build(c: _Ctx) -> Item | None:
-        if not c.stat:
-            return None
-        i = c.pick(c.stat)
-        s = c.src[i]
-        core = c.pick(_V_EST[task]).format(ref=_v_ref(c, i))
-        name = f"The {_v_desc(s.label)}"
-        if task == "estimate_azimuth":
-            v = _deg(s.azimuth_deg)
-            return (core, f"{name} arrives from about {v} degrees azimuth.", f"{v} degrees",
-                    {"azimuth_deg": round(s.azimuth_deg, 1)}, [i])
-        if task == "estimate_elevation":
-            v = int(round(s.elevation_deg))
-            return (core, f"{name} is at an elevation of about {v} degrees.", f"{v} degrees",
-                    {"elevation_deg": round(s.elevation_deg, 1)}, [i])
-        v = f"{s.distance_m:.1f}"
-        return (core, f"{name} is roughly {v} m from you.", f"{v} m",
-                {"distance_m": round(s.distance_m, 2)}, [i])
-
-    return build
+    return _estimate(task, templates=_V_EST, ref=_v_ref,
+                     name=lambda label: f"The {_v_desc(label)}", says=_V_SAYS)
 
 
 def _v_detect_time(c: _Ctx) -> Item | None:
