@@ -49,6 +49,36 @@ def anechoic(n: int, seed: int) -> tuple[float, float]:
     return worst_az, worst_el
 
 
+def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
+                rate: int = 16000, duration: float = 10.0,
+                sources: tuple[int, int] = (1, 3), fan: float = 0.0, yaw: bool = False):
+    """Clip ``i`` of a :func:`reverberant` set: its scene, fan (a
+    :class:`~foakit.synth.render.Interferer` or None), microphone yaw (degrees) and the
+    rendered 4-channel samples."""
+    from foakit.synth import random_scene, render_scene
+    from foakit.synth.render import Interferer
+
+    if single:
+        scene = random_scene(seed * 10000 + 5000 + i, n_sources=1, rt60_s=rt60,
+                             snr_db=(15.0, 30.0), distance_m=(0.8, 4.5),
+                             allow_motion=True, sample_rate=rate, duration_s=duration)
+    else:
+        scene = random_scene(seed * 10000 + i, n_sources=sources, rt60_s=rt60,
+                             snr_db=(8.0, 20.0), distance_m=(0.8, 4.5),
+                             sample_rate=rate, duration_s=duration)
+    # the fan and the yaw come from their own stream, so scenes stay those of the seed
+    rng = np.random.default_rng([seed, i, 28])
+    itf = None
+    if rng.random() < fan:
+        itf = Interferer(round(float(rng.uniform(-180, 180)), 1),
+                         round(float(rng.uniform(-30, 30)), 1),
+                         snr_db=round(float(rng.uniform(5.0, 15.0)), 1),
+                         distance_m=round(float(rng.uniform(1.0, 3.0)), 2))
+    mic_yaw = round(float(rng.uniform(-180, 180)), 1) if yaw else 0.0
+    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw)
+    return scene, itf, mic_yaw, x
+
+
 def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                 single: bool = False, *, rate: int = 16000, duration: float = 10.0,
                 sources: tuple[int, int] = (1, 3), fan: float = 0.0, yaw: bool = False) -> dict:
@@ -60,31 +90,16 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     from foakit.analysis import analyze_samples
     from foakit.conventions import angular_distance
     from foakit.evaluate import match_clip, summarise
-    from foakit.synth import direct_snr_db, random_scene, render_scene
-    from foakit.synth.render import Interferer, yawed_truth
+    from foakit.synth import direct_snr_db
+    from foakit.synth.render import yawed_truth
 
     matches, counts, motion = [], [], []
     per_n: dict[int, tuple[list, list]] = {}
     bg_found, bg_false, early_extra = [], [], 0
     for i in range(n):
-        if single:
-            scene = random_scene(seed * 10000 + 5000 + i, n_sources=1, rt60_s=rt60,
-                                 snr_db=(15.0, 30.0), distance_m=(0.8, 4.5),
-                                 allow_motion=True, sample_rate=rate, duration_s=duration)
-        else:
-            scene = random_scene(seed * 10000 + i, n_sources=sources, rt60_s=rt60,
-                                 snr_db=(8.0, 20.0), distance_m=(0.8, 4.5),
-                                 sample_rate=rate, duration_s=duration)
-        # the fan and the yaw come from their own stream, so scenes stay those of the seed
-        rng = np.random.default_rng([seed, i, 28])
-        itf = None
-        if rng.random() < fan:
-            itf = Interferer(round(float(rng.uniform(-180, 180)), 1),
-                             round(float(rng.uniform(-30, 30)), 1),
-                             snr_db=round(float(rng.uniform(5.0, 15.0)), 1),
-                             distance_m=round(float(rng.uniform(1.0, 3.0)), 2))
-        mic_yaw = round(float(rng.uniform(-180, 180)), 1) if yaw else 0.0
-        x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw)
+        scene, itf, mic_yaw, x = render_clip(i, seed, engine, rt60, single, rate=rate,
+                                             duration=duration, sources=sources, fan=fan,
+                                             yaw=yaw)
         res = analyze_samples(x, scene.sample_rate, params=params)
         truth = [yawed_truth(s.to_dict(), mic_yaw) for s in scene.sources]
         events = [e.to_dict() for e in res.events]
