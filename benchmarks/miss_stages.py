@@ -1,0 +1,274 @@
+"""Where the analysis loses each true event it misses (the reverberant sets of accuracy.py).
+
+For every true event that no estimate detects (onset within 0.2 s), the stage at which it
+was lost, judged by the cone axes that pass each step (an axis *holds* a source when it
+comes within ``cone_deg`` of its direction while it plays):
+
+* ``no axis: clip peak beyond the peak cap``: the clip histogram has a peak there, at
+  least ``clip_peak_rel`` high, but ``max_sources`` stronger ones were taken first;
+* ``no axis: clip peak below clip_peak_rel``;
+* ``no axis: window peaks only``: no clip-histogram peak, but window peaks there while it
+  plays; ``no axis: no peak``: not even those;
+* ``dropped by moving_or_stationary``; ``dropped by echo_axes``;
+* ``axis kept, no cone segment at onset``: its cone's activity (without the onset tests)
+  makes no event starting within 0.2 s of it from there (the cone was already active,
+  or stays quiet);
+* ``axis kept, cut by the onset tests``: such an event exists before the onset support
+  and the reflection collapse, not after;
+* ``event removed as background``, ``event removed by weak_sources_dropped``;
+* ``event present, matched elsewhere``: the one-to-one matching gave it to another source.
+
+    python benchmarks/miss_stages.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
+                                     [--rate 16000] [--duration 10] [--sources 1 3]
+                                     [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--list]
+                                     [--oracle none|axes|keep|both]
+
+The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
+duration of the run; the analysis itself is unchanged.  ``--oracle`` measures the ceiling of
+fixes to the axes: with ``axes`` a constant axis at each true direction that no axis holds
+joins the clip's axes (after them: the echo test sees it as the weakest), with ``keep``
+``echo_axes`` keeps every axis that holds a true source, ``both`` does both; the misses
+left are those the event stage loses even then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from accuracy import render_clip  # noqa: E402
+
+#: Onset tolerance of a detection (s), as foakit.evaluate.match_clip
+ONSET_TOL_S = 0.2
+
+
+@contextlib.contextmanager
+def recording(trace: dict):
+    """Wrap the steps ``foakit.analysis`` calls by name so that each clip's axes, kept
+    axes and events land in ``trace`` (cleared by the caller per clip)."""
+    import dataclasses
+
+    import foakit.analysis as A
+    from foakit.conventions import direction_to_vector
+    from foakit.evaluate import _mid_azimuth
+    from foakit.kernels.histogram import cell_centers
+    from foakit.kernels.peaks import pick_peaks
+
+    orig = {k: getattr(A, k) for k in ("clip_axes", "moving_or_stationary", "echo_axes",
+                                       "events_from_cones", "assign_sources")}
+
+    def clip_axes(peaks, ch, cv, n_frames, wf, params, sh=None, sv=None, clip_psi=1.0):
+        axes = orig["clip_axes"](peaks, ch, cv, n_frames, wf, params, sh, sv, clip_psi)
+        if trace.get("oracle") in ("axes", "both"):
+            extra = [np.broadcast_to(direction_to_vector(
+                _mid_azimuth(t), t["elevation_deg"]).astype(np.float32), (n_frames, 3))
+                for t in trace["truth"]
+                if not _holds(axes, t, trace["frame_rate"], params.cone_deg)]
+            if extra:
+                axes = np.ascontiguousarray(np.concatenate([axes, np.stack(extra)]))
+        deep = np.zeros((1, 16, 4), np.float32)  # more and lower peaks, for the split
+        pick_peaks(A._blur(ch, params.clip_blur_cells)[None], cv[None],
+                   cell_centers(params.az_bins, params.el_bins), 1e-3,
+                   np.cos(np.deg2rad(params.peak_min_sep_deg)),
+                   np.cos(np.deg2rad(params.peak_refine_deg)), deep)
+        trace.update(axes=axes.copy(), window_peaks=peaks, window_frames=wf, deep=deep[0],
+                     params=params)
+        return axes
+
+    def moving_or_stationary(cones, axes, params):
+        keep = orig["moving_or_stationary"](cones, axes, params)
+        trace["after_motion"] = axes[keep].copy()
+        return keep
+
+    def echo_axes(onsets, share, **kw):
+        keep = orig["echo_axes"](onsets, share, **kw)
+        if trace.get("oracle") in ("keep", "both"):
+            axes = trace.get("after_motion", trace["axes"])
+            for k in range(len(keep)):
+                keep[k] |= any(_holds(axes[k:k + 1], t, trace["frame_rate"],
+                                      trace["params"].cone_deg) for t in trace["truth"])
+        return keep
+
+    def events_from_cones(cones, axes, active, frame_iv, **kw):
+        trace["kept"] = axes.copy()
+        events = orig["events_from_cones"](cones, axes, active, frame_iv, **kw)
+        trace["events"] = [dataclasses.replace(e) for e in events]
+        trace["segments"] = orig["events_from_cones"](cones, axes, active, frame_iv,
+                                                      **{**kw, "onset_support": False})
+        return events
+
+    def assign_sources(events, params):
+        # first called on the events the background left, then again after weak sources
+        # are dropped
+        trace.setdefault("after_background", [dataclasses.replace(e) for e in events])
+        return orig["assign_sources"](events, params)
+
+    for k, f in (("clip_axes", clip_axes), ("moving_or_stationary", moving_or_stationary),
+                 ("echo_axes", echo_axes), ("events_from_cones", events_from_cones),
+                 ("assign_sources", assign_sources)):
+        setattr(A, k, f)
+    try:
+        yield
+    finally:
+        for k, f in orig.items():
+            setattr(A, k, f)
+
+
+def _distance(truth: dict, az: float, el: float) -> float:
+    """Degrees from a true source (the nearest point of a moving one's path) to (az, el)."""
+    from foakit.conventions import angular_distance, azimuth_difference
+
+    end = truth.get("azimuth_end_deg")
+    change = 0.0 if end is None else float(azimuth_difference(end, truth["azimuth_deg"]))
+    fracs = [0.0] if end is None else np.linspace(0.0, 1.0, 11)
+    return min(float(angular_distance(truth["azimuth_deg"] + change * f,
+                                      truth["elevation_deg"], az, el)) for f in fracs)
+
+
+def _holds(axes: np.ndarray, truth: dict, frame_rate: float, deg: float) -> bool:
+    """Whether any axis comes within ``deg`` of the source while it plays."""
+    from foakit.conventions import vector_to_direction
+
+    a = int(truth["onset_s"] * frame_rate)
+    b = max(a + 1, int(truth["offset_s"] * frame_rate))
+    for k in range(axes.shape[0]):
+        seg = axes[k, a:b]
+        seg = seg[np.any(seg != 0, axis=-1)]
+        if len(seg):
+            az, el = vector_to_direction(seg[:: max(1, len(seg) // 20)].astype(np.float64))
+            if any(_distance(truth, x, y) <= deg for x, y in zip(az, el, strict=True)):
+                return True
+    return False
+
+
+def _peaks_near(peaks: np.ndarray, truth: dict, deg: float) -> list[tuple[int, float]]:
+    """(rank, height relative to the first) of the peaks within ``deg`` of the source."""
+    from foakit.conventions import vector_to_direction
+
+    out = []
+    for r, p in enumerate(peaks):
+        if p[3] <= 0:
+            break
+        az, el = vector_to_direction(p[None, :3].astype(np.float64))
+        if _distance(truth, float(az[0]), float(el[0])) <= deg:
+            out.append((r, float(p[3] / peaks[0, 3])))
+    return out
+
+
+def _starts(events, truth: dict, deg: float) -> bool:
+    return any(abs(e.onset_s - truth["onset_s"]) <= ONSET_TOL_S
+               and _distance(truth, e.azimuth_deg, e.elevation_deg) <= deg for e in events)
+
+
+def stage(truth: dict, trace: dict, final_events, frame_rate: float) -> str:
+    """The stage at which a missed true event was lost (see the module docstring)."""
+    params = trace["params"]
+    deg = params.cone_deg
+    if not _holds(trace["axes"], truth, frame_rate, deg):
+        near = _peaks_near(trace["deep"], truth, deg)
+        if near:
+            rank, rel = min(near)
+            if rel >= params.clip_peak_rel and rank >= params.max_sources:
+                return "no axis: clip peak beyond the peak cap"
+            return "no axis: clip peak below clip_peak_rel"
+        wp, wf = trace["window_peaks"], trace["window_frames"]
+        w0 = int(truth["onset_s"] * frame_rate) // wf
+        w1 = min(len(wp), int(truth["offset_s"] * frame_rate) // wf + 1)
+        if any(_peaks_near(wp[w], truth, deg) for w in range(w0, w1)):
+            return "no axis: window peaks only"
+        return "no axis: no peak"
+    if "after_motion" in trace and not _holds(trace["after_motion"], truth, frame_rate, deg):
+        return "dropped by moving_or_stationary"
+    if not _holds(trace["kept"], truth, frame_rate, deg):
+        return "dropped by echo_axes"
+    if not _starts(trace["segments"], truth, deg):
+        return "axis kept, no cone segment at onset"
+    if not _starts(trace["events"], truth, deg):
+        return "axis kept, cut by the onset tests"
+    if not _starts(trace["after_background"], truth, deg):
+        return "event removed as background"
+    if not _starts(final_events, truth, deg):
+        return "event removed by weak_sources_dropped"
+    return "event present, matched elsewhere"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clips", type=int, default=60)
+    ap.add_argument("--engine", default="ism")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rate", type=int, default=16000, help="sample rate (Hz)")
+    ap.add_argument("--duration", type=float, default=10.0, help="clip length (s)")
+    ap.add_argument("--sources", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
+    ap.add_argument("--rt60", type=float, nargs=2, default=(0.2, 0.8), metavar=("LO", "HI"))
+    ap.add_argument("--fan", type=float, default=0.0,
+                    help="share of clips with a steady directional interferer (a fan)")
+    ap.add_argument("--yaw", action="store_true", help="the microphone at a random yaw")
+    ap.add_argument("--skip-anechoic", action="store_true",
+                    help="accepted so accuracy.py's command lines run as they are (this "
+                         "script has no anechoic part)")
+    ap.add_argument("--list", action="store_true", help="one line per missed event")
+    ap.add_argument("--oracle", choices=("none", "axes", "keep", "both"), default="none",
+                    help="the ceiling of axis fixes: a constant axis at each true direction "
+                         "no axis holds (axes), echo_axes keeping every axis that holds a "
+                         "true source (keep), or both")
+    args = ap.parse_args()
+    from foakit.analysis import analyze_samples
+    from foakit.evaluate import match_clip
+    from foakit.params import AnalysisParams
+    from foakit.synth import direct_snr_db
+    from foakit.synth.render import yawed_truth
+
+    t0 = time.perf_counter()
+    stages: collections.Counter = collections.Counter()
+    n_true = n_detected = 0
+    counts = []
+    params = AnalysisParams()
+    trace: dict = {}
+    with recording(trace):
+        for i in range(args.clips):
+            scene, _, mic_yaw, x = render_clip(
+                i, args.seed, args.engine, tuple(args.rt60), rate=args.rate,
+                duration=args.duration, sources=tuple(args.sources), fan=args.fan,
+                yaw=args.yaw)
+            truth = [yawed_truth(s.to_dict(), mic_yaw) for s in scene.sources]
+            trace.clear()
+            trace.update(truth=truth, oracle=args.oracle,
+                         frame_rate=params.grid(scene.sample_rate).frame_rate)
+            res = analyze_samples(x, scene.sample_rate, params=params)
+            snr = direct_snr_db(scene)
+            n_true += len(truth)
+            matches = match_clip(str(i), truth, [e.to_dict() for e in res.events])
+            counts.append((len(truth), res.n_sources))
+            for k, m in enumerate(matches):
+                n_detected += m.detected
+                if m.detected:
+                    continue
+                st = stage(m.truth, trace, res.events, res.grid.frame_rate)
+                stages[st] += 1
+                if args.list:
+                    t = m.truth
+                    print(f"  clip {i:3d} source {k}: onset {t['onset_s']:.2f} s, "
+                          f"az {t['azimuth_deg']:7.1f}, el {t['elevation_deg']:6.1f}, "
+                          f"direct SNR {snr[k]:5.1f} dB, {len(truth)} sources: {st}")
+    n_missed = sum(stages.values())
+    exact = sum(1 for t, e in counts if e == t)
+    oracle = "" if args.oracle == "none" else f" (oracle: {args.oracle})"
+    print(f"{args.engine} seed {args.seed}, {args.clips} clips{oracle}: detected "
+          f"{n_detected} of {n_true} true events ({n_detected / n_true:.1%}), exact count "
+          f"{exact / len(counts):.1%}; {n_missed} missed; {time.perf_counter() - t0:.0f} s")
+    for st, n in stages.most_common():
+        print(f"  {n:4d}  {st}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
