@@ -20,7 +20,7 @@ comes within ``cone_deg`` of its direction while it plays):
 
     python benchmarks/miss_stages.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                      [--rate 16000] [--duration 10] [--sources 1 3]
-                                     [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--list]
+                                     [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--moving 0.0] [--list]
                                      [--oracle none|axes|keep|both]
 
 The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
@@ -212,6 +212,8 @@ def main() -> int:
     ap.add_argument("--fan", type=float, default=0.0,
                     help="share of clips with a steady directional interferer (a fan)")
     ap.add_argument("--yaw", action="store_true", help="the microphone at a random yaw")
+    ap.add_argument("--moving", type=float, default=0.0,
+                    help="share of the sources that move (as accuracy.py --moving)")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="accepted so accuracy.py's command lines run as they are (this "
                          "script has no anechoic part)")
@@ -238,7 +240,7 @@ def main() -> int:
             scene, _, mic_yaw, x = render_clip(
                 i, args.seed, args.engine, tuple(args.rt60), rate=args.rate,
                 duration=args.duration, sources=tuple(args.sources), fan=args.fan,
-                yaw=args.yaw)
+                yaw=args.yaw, moving=args.moving)
             truth = [yawed_truth(s.to_dict(), mic_yaw) for s in scene.sources]
             trace.clear()
             trace.update(truth=truth, oracle=args.oracle,
