@@ -299,6 +299,25 @@ def test_cuda_without_a_device_on_the_workers_stops_with_exit_2(cluster, tmp_pat
     assert "Traceback" not in r.stderr
 
 
+def test_cli_starts_the_fork_server_before_parsing_for_dask_commands_only():
+    # in a fresh interpreter: the fork server of multiprocessing is one per process
+    code = (
+        "import multiprocessing.forkserver as F\n"
+        "from foakit.cli import _prestart_dask\n"
+        "for argv in (['score', '--dask', 'local:2'], ['analyze', 'a', '--dask'],\n"
+        "             ['analyze', 'a', '--dask', 'tcp://127.0.0.1:1'], ['analyze', 'a'],\n"
+        "             ['info', 'analyze', '--dask=local:2'], []):\n"
+        "    _prestart_dask(argv)\n"
+        "    assert F._forkserver._forkserver_pid is None, argv\n"
+        "_prestart_dask(['analyze', 'a', '-o', 'b', '--dask=local:2'])\n"
+        "assert F._forkserver._forkserver_pid is not None\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def test_prestart_starts_the_fork_server_for_local_specs_only():
     # in a fresh interpreter: the fork server of multiprocessing is one per process
     code = (
