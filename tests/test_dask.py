@@ -305,11 +305,12 @@ def test_cli_starts_the_fork_server_before_parsing_for_dask_commands_only():
         "import multiprocessing.forkserver as F\n"
         "from foakit.cli import _prestart_dask\n"
         "for argv in (['score', '--dask', 'local:2'], ['analyze', 'a', '--dask'],\n"
+        "             ['demo', '--dask', 'local'],\n"
         "             ['analyze', 'a', '--dask', 'tcp://127.0.0.1:1'], ['analyze', 'a'],\n"
         "             ['info', 'analyze', '--dask=local:2'], []):\n"
         "    _prestart_dask(argv)\n"
         "    assert F._forkserver._forkserver_pid is None, argv\n"
-        "_prestart_dask(['analyze', 'a', '-o', 'b', '--dask=local:2'])\n"
+        "_prestart_dask(['baseline', 'rmsaqa', 'qa.json', '--dask=local:2'])\n"
         "assert F._forkserver._forkserver_pid is not None\n"
         "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Commands with a ``--dask`` option (see _prestart_dask).
-_DASK_COMMANDS = ("analyze", "audit")
+_DASK_COMMANDS = ("analyze", "audit", "baseline")
 
 # Commands whose process may end without the interpreter's teardown (see main).
 _EXIT_AT_ONCE = ("analyze",)
@@ -66,10 +66,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _prestart_dask(argv: list[str] | None) -> None:
-    """For ``foakit analyze|audit ... --dask local[:N]``, start the workers' fork server
-    (:func:`foakit.dist.prestart`) before the parser imports every command's modules (some
-    0.1 s), so that more of the server's loading overlaps this process's work.  Reads the
-    option alone and never fails: the full parser still checks the command line."""
+    """For ``foakit analyze|audit|baseline ... --dask local[:N]``, start the workers' fork
+    server (:func:`foakit.dist.prestart`) before the parser imports every command's
+    modules (some 0.1 s), so that more of the server's loading overlaps this process's
+    work.  Reads the option alone and never fails: the full parser still checks the
+    command line."""
     args = sys.argv[1:] if argv is None else list(argv)
     if not args or args[0] not in _DASK_COMMANDS:
         return
