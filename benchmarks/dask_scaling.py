@@ -34,6 +34,14 @@ run), the bytes of results that come back per clip, the workers' CPU per clip, c
 
     python benchmarks/dask_scaling.py --profile [--seconds 2000]
 
+``--timeline``: ``--repeats`` alternated pairs of the whole commands ``--workers N`` and
+``--dask local:N``, each with marks of its phases in wall seconds from its start (the fork
+server started, its loading begun and done, the cluster open, the work begun and done, the
+cluster closed, the exit), and the median of each mark: where the fixed cost of
+``--dask local:N`` lies against the local pool's.
+
+    python benchmarks/dask_scaling.py --timeline --audio DIR [--repeats 5]
+
 ``--idle``: the CPU an idle LocalCluster burns by the clock, with Dask's default settings
 and with :data:`foakit.dist.LOCAL_CONFIG`, alternated twice.
 """
@@ -443,6 +451,101 @@ def idle(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The command a timeline runs instead of ``python -m foakit``: foakit's own entry point,
+#: with the functions that open and close each phase wrapped to append a mark to a file.
+_TIMED_MAIN = """
+import os, sys, time
+
+def mark(name):
+    with open(os.environ["FOAKIT_TIMELINE"], "a") as f:
+        f.write(f"{name} {time.time():.4f}\\n")
+
+def wrap(obj, attr, name):
+    orig = getattr(obj, attr)
+    def timed(*a, **k):
+        mark(name + " begun")
+        try:
+            return orig(*a, **k)
+        finally:
+            mark(name + " done")
+    setattr(obj, attr, timed)
+
+if __name__ == "__main__":
+    import atexit
+    import foakit.dist as dist
+    import foakit.pool as pool
+    dist._PRELOAD[:] = ["_timeline_a", *dist._PRELOAD, "_timeline_b"]
+    wrap(dist, "_start_fork_server", "fork server start")
+    wrap(dist.DaskCluster, "__init__", "cluster open")
+    wrap(dist.DaskCluster, "close", "cluster close")
+    wrap(pool, "run_batches", "work")
+    from foakit.cli import main
+    atexit.register(mark, "exit")
+    sys.exit(main())
+"""
+
+#: Imported by the fork server around its preload list (first and last).
+_TIMED_PRELOAD = {
+    "_timeline_a": "server loading begun",
+    "_timeline_b": "server loading done",
+}
+
+
+def timeline(args: argparse.Namespace) -> int:
+    """Median phase marks of the whole ``--workers N`` and ``--dask local:N`` commands."""
+    if not args.audio:
+        print("--timeline needs --audio DIR (a corpus written by this script)",
+              file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "_foakit_timed.py"), "w") as f:
+            f.write(_TIMED_MAIN)
+        for mod, name in _TIMED_PRELOAD.items():
+            with open(os.path.join(tmp, mod + ".py"), "w") as f:
+                f.write("import os, time\n"
+                        "with open(os.environ['FOAKIT_TIMELINE'], 'a') as f:\n"
+                        f"    f.write(f'{name} {{time.time():.4f}}\\n')\n")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [tmp, os.path.dirname(HERE), *filter(None, [env.get("PYTHONPATH")])])
+        marks: dict[str, dict[str, list[float]]] = {"local": {}, "dask-local": {}}
+        flags = {"local": ["--workers", str(args.workers)],
+                 "dask-local": ["--dask", f"local:{args.workers}"]}
+        for rep in range(args.repeats):
+            for name in (("local", "dask-local") if rep % 2 == 0 else ("dask-local", "local")):
+                log = os.path.join(tmp, "marks.txt")
+                env["FOAKIT_TIMELINE"] = log
+                out = os.path.join(tmp, "out")
+                shutil.rmtree(out, ignore_errors=True)
+                t0 = time.time()
+                r = subprocess.run([sys.executable, os.path.join(tmp, "_foakit_timed.py"),
+                                    "analyze", args.audio, "-o", out, "--no-progress",
+                                    *flags[name]], env=env, capture_output=True, text=True)
+                t1 = time.time()
+                if r.returncode != 0:
+                    print(f"{name}: exit {r.returncode}: {r.stderr.strip()[-500:]}",
+                          file=sys.stderr)
+                    return 1
+                seen: dict[str, float] = {}
+                with open(log) as f:
+                    for line in f:
+                        key, _, t = line.rstrip().rpartition(" ")
+                        seen.setdefault(key, float(t) - t0)  # the first of repeated marks
+                os.unlink(log)
+                seen["process ended"] = t1 - t0
+                for key, t in seen.items():
+                    marks[name].setdefault(key, []).append(t)
+                print(f"repeat {rep} {name}: " + ", ".join(
+                    f"{k} {v:.3f}" for k, v in sorted(seen.items(), key=lambda kv: kv[1])),
+                    flush=True)
+    print(f"\nmedian marks, s from the start of the process ({args.repeats} runs each):")
+    for name, got in marks.items():
+        print(f"  {name}: " + ", ".join(
+            f"{k} {statistics.median(v):.3f}"
+            for k, v in sorted(got.items(), key=lambda kv: statistics.median(kv[1]))))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=None,
@@ -453,6 +556,8 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--cold", action="store_true",
                     help="no warm-up command on the pre-started cluster")
+    ap.add_argument("--timeline", action="store_true",
+                    help="phase marks of the whole local and dask-local commands")
     ap.add_argument("--idle", action="store_true",
                     help="only the CPU of an idle LocalCluster, Dask's settings and foakit's")
     ap.add_argument("--idle-s", type=float, default=10.0)
@@ -462,6 +567,8 @@ def main() -> int:
         args.seconds = 2000.0 if args.profile else 12000.0
     if args.idle:
         return idle(args)
+    if args.timeline:
+        return timeline(args)
     return profile(args) if args.profile else scaling(args)
 
 
