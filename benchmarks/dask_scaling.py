@@ -19,8 +19,9 @@ The order of the three is rotated from one repeat to the next, and each Dask run
 throughput is divided by the local pool's of the same repeat.  Also measured, on the
 pre-started cluster: the CPU of the client process per clip (its whole CPU over the full
 corpus minus that over its first 100 clips, divided by the extra clips: start-up
-excluded), the CPU of the worker processes per clip, the scheduler process's CPU per task
-(2,000 no-op tasks), and from them how many workers one client and one scheduler feed.
+excluded; the median of ``--client-pairs`` such pairs, 5 by default), the CPU of the
+worker processes per clip, the scheduler process's CPU per task (2,000 no-op tasks), and
+from them how many workers one client and one scheduler feed.
 The outputs of the local and Dask runs are compared (clips.jsonl lines and frame tables,
 order and part names aside).
 
@@ -293,7 +294,7 @@ def scaling(args: argparse.Namespace) -> int:
             small = os.path.join(audio, "h000")
             n_small = len(os.listdir(small))
             per, per_a, wcpu = [], [], []
-            for _ in range(2):
+            for _ in range(args.client_pairs):
                 w0 = _proc_cpu([cluster.workers.pid])
                 big = run_cli(audio, os.path.join(tmp, "c-big"), configs["dask-sched"])
                 wcpu.append(_proc_cpu([cluster.workers.pid]) - w0)
@@ -556,6 +557,9 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--cold", action="store_true",
                     help="no warm-up command on the pre-started cluster")
+    ap.add_argument("--client-pairs", type=int, default=5,
+                    help="pairs of full-corpus and first-folder commands the client's CPU "
+                    "per clip is the median of (each pair alone scatters by about 0.1 ms)")
     ap.add_argument("--timeline", action="store_true",
                     help="phase marks of the whole local and dask-local commands")
     ap.add_argument("--idle", action="store_true",
