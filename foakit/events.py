@@ -569,9 +569,12 @@ def _drop_reflection_events(events: list[Event], params: AnalysisParams) -> list
     """Of events from different directions that start within ``echo_event_onset_s`` of each
     other and overlap by at least ``echo_event_iou`` of their union, keep one: a strong
     reflection that survived the axis tests still starts and stops with its source, while
-    independent sources rarely share both their onset and their span.  The one kept is the
-    one that starts first (the direct path is the shortest: precedence) when it leads by
-    more than ``_PRECEDENCE_S``, else the most confident."""
+    independent sources rarely share both their onset and their span.  With
+    ``echo_event_contained`` a less confident event that starts with a kept one and ends
+    inside it is one too, whatever their overlap: a reflection of an onset that leaks into
+    another cone for a moment lies within its source's span.  The one kept is the one that
+    starts first (the direct path is the shortest: precedence) when it leads by more than
+    ``_PRECEDENCE_S``, else the most confident."""
     if params.echo_event_iou <= 0:
         return events
     kept: list[Event] = []
@@ -579,8 +582,10 @@ def _drop_reflection_events(events: list[Event], params: AnalysisParams) -> list
         for i, k in enumerate(kept):
             inter = min(ev.offset_s, k.offset_s) - max(ev.onset_s, k.onset_s)
             union = max(ev.offset_s, k.offset_s) - min(ev.onset_s, k.onset_s)
+            inside = (params.echo_event_contained and ev.offset_s <= k.offset_s
+                      and ev.onset_s >= k.onset_s - _PRECEDENCE_S)
             if (abs(ev.onset_s - k.onset_s) <= params.echo_event_onset_s and union > 0
-                    and inter >= params.echo_event_iou * union):
+                    and (inter >= params.echo_event_iou * union or inside)):
                 if ev.onset_s < k.onset_s - _PRECEDENCE_S:
                     kept[i] = ev
                 break

@@ -147,6 +147,9 @@ class AnalysisParams:
     # (a wider onset window merges real sources that start close together)
     echo_event_iou: float = 0.6
     echo_event_onset_s: float = 0.1
+    # ... and a less confident event starting with a kept one and ending inside it is one
+    # too, whatever the overlap (an onset's reflection leaking into another cone briefly)
+    echo_event_contained: bool = True
     # sources whose most confident event is below this fraction of the most confident
     # source's are dropped (faint, diffuse candidates: reverberation); 0 = keep all
     min_source_confidence: float = 0.08

@@ -299,3 +299,20 @@ def test_pieces_of_a_moving_source_share_one_source_id():
     # a stationary source the track passes: its long span leaves the line
     passed = Event(1.0, 9.0, 115.0, 10.0, confidence=0.2, motion="stationary")
     assert assign_sources([track, passed], params) == 2
+
+
+def test_a_brief_event_starting_with_a_louder_one_and_ending_inside_it_is_its_reflection():
+    from foakit.events import Event, _drop_reflection_events
+
+    params = AnalysisParams()
+    source = Event(1.52, 3.42, -5.8, 16.0, confidence=0.14)
+    blip = Event(1.60, 2.30, -103.7, 18.0, confidence=0.05)  # IoU 0.37: inside its span
+    assert [e.azimuth_deg for e in _drop_reflection_events([blip, source], params)] == [-5.8]
+    off = AnalysisParams(echo_event_contained=False)
+    assert len(_drop_reflection_events([blip, source], off)) == 2
+    # one that outlasts the louder event stays
+    longer = Event(1.60, 5.00, -103.7, 18.0, confidence=0.05)
+    assert len(_drop_reflection_events([longer, source], params)) == 2
+    # one starting more than echo_event_onset_s later is a sound of its own
+    late = Event(1.70, 2.30, -103.7, 18.0, confidence=0.05)
+    assert len(_drop_reflection_events([late, source], params)) == 2
