@@ -62,9 +62,27 @@ def test_demo_prints_a_reason_for_every_miss(tmp_path):
     missed = [i for i, line in enumerate(lines) if " missed " in f"{line} "
               and "why missed" not in line and "true events" not in line]
     assert all(lines[i + 1].strip().startswith("why missed: ") for i in missed)
+    extra = [i for i, line in enumerate(lines) if "extra event (no true source)" in line]
+    assert all(lines[i + 1].strip().startswith("why extra: ") for i in extra)
     summary = [line for line in lines if "true events detected" in line][0]
     found, total = (int(v) for v in summary.split()[0].split("/"))
     reasons = sum(line.strip().startswith("why missed: ") for line in lines)
     assert reasons == total - found
     if reasons:
         assert f"{reasons} missed, {reasons} of them explained above" in r.stdout
+
+
+def test_an_extra_event_names_the_onset_it_repeats_and_the_source_it_borrows_a_cone_from():
+    from foakit.cli.demo import explain_extra
+
+    a, b = _src(-97.5, 7.0, 9.2), _src(-5.7, 1.5, 3.6)
+    why = explain_extra(_ev(-103.7, 1.6, 2.3), [a, b])
+    assert why == ("from the direction of the source at -97.5 deg (6 deg off), starting "
+                   "-5.40 s from its onset (outside its span); it starts with the source at "
+                   "-5.7 deg (+0.10 s): a reflection of its onset")
+    alone = explain_extra(_ev(60.0, 9.5, 9.9), [a, b])
+    assert alone == ("no true source within 20 deg of its direction (nearest: -5.7 deg, 66 "
+                     "deg off); no true source plays then")
+    twice = explain_extra(_ev(-97.0, 8.0, 9.0), [a, b])
+    assert twice.startswith("from the direction of the source at -97.5 deg (0 deg off), "
+                            "starting +1.00 s from its onset (the same sound found twice)")

@@ -140,6 +140,52 @@ def explain_miss(truth: dict, sources: list[dict], events: list[dict], pairs: di
     return "; ".join(what)
 
 
+def explain_extra(event: dict, sources: list[dict], *, onset_tol_s: float = 0.2,
+                  near_deg: float = 20.0) -> str:
+    """What an estimated event that detects no true source lines up with in the scene.
+
+    Parameters
+    ----------
+    event : dict
+        The unmatched event (``Event.to_dict()``).
+    sources : list of dict
+        Every true source of the clip (``foakit.synth.Source.to_dict()``).
+    onset_tol_s, near_deg : float
+        What counts as the same onset and the same direction.
+
+    Returns
+    -------
+    str
+        One line of clauses separated by ``; ``.
+    """
+    on = float(event["onset_s"])
+    what: list[str] = []
+    if event.get("azimuth_deg") is None:
+        return "an event without a direction"
+    az, el = float(event["azimuth_deg"]), float(event["elevation_deg"])
+    near = sorted(((_angle_to(o, az, el), o) for o in sources), key=lambda p: p[0])
+    if near and near[0][0] <= near_deg:
+        ang, o = near[0]
+        rel = on - float(o["onset_s"])
+        what.append(f"from the direction of the source at {o['azimuth_deg']:.1f} deg "
+                    f"({ang:.0f} deg off), starting {rel:+.2f} s from its onset "
+                    + ("(the same sound found twice)" if o["onset_s"] <= on <= o["offset_s"]
+                       else "(outside its span)"))
+    else:
+        what.append("no true source within "
+                    f"{near_deg:g} deg of its direction" + (
+                        f" (nearest: {near[0][1]['azimuth_deg']:.1f} deg, {near[0][0]:.0f} "
+                        "deg off)" if near else ""))
+    same_onset = [o for o in sources if abs(float(o["onset_s"]) - on) <= onset_tol_s
+                  and _angle_to(o, az, el) > near_deg]
+    for o in same_onset:
+        what.append(f"it starts with the source at {o['azimuth_deg']:.1f} deg "
+                    f"({on - float(o['onset_s']):+.2f} s): a reflection of its onset")
+    if not any(o["onset_s"] - onset_tol_s <= on <= o["offset_s"] for o in sources):
+        what.append("no true source plays then")
+    return "; ".join(what)
+
+
 def _fmt(v, spec: str) -> str:
     return "-" if v is None else format(v, spec)
 
@@ -184,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
                              progress=not args.no_progress, notify=notice("foakit demo"))
     clips = load_clips(analysis)
     matches, counts = [], []
-    missed = explained = 0
+    missed = explained = extra = 0
     print(f"{'clip':<26} {'truth az/el, onset-offset, motion':<40} "
           f"{'estimate az/el, onset-offset, motion':<40}")
     for row in load_truth(corpus):
@@ -199,7 +245,8 @@ def run(args: argparse.Namespace) -> int:
             s, e = m.truth, m.estimate
             t = (f"{s['azimuth_deg']:7.1f} {s['elevation_deg']:6.1f}  "
                  f"{s['onset_s']:4.1f}-{s['offset_s']:4.1f}  {s.get('motion', '')}")
-            est = ("missed" if e is None else
+            # an event the pairing gave it outside the onset tolerance is an extra, below
+            est = ("missed" if not m.detected else
                    f"{e['azimuth_deg']:7.1f} {e['elevation_deg']:6.1f}  "
                    f"{e['onset_s']:4.1f}-{e['offset_s']:4.1f}  {e['motion']}")
             name = row["audio_id"][:24] if k == 0 else ""
@@ -213,6 +260,15 @@ def run(args: argparse.Namespace) -> int:
                                    rt60_s=row.get("rt60_s"))
                 explained += bool(why)
                 print(f"{'':<28}why missed: {why}")
+        hits = [m.estimate for m in ms if m.detected]
+        for e in events:
+            if e.get("azimuth_deg") is None or any(e is h for h in hits):
+                continue
+            extra += 1
+            est = (f"{e['azimuth_deg']:7.1f} {e['elevation_deg']:6.1f}  "
+                   f"{e['onset_s']:4.1f}-{e['offset_s']:4.1f}  {e['motion']}")
+            print(f"{'':<26} {'extra event (no true source)':<40} {est:<40}")
+            print(f"{'':<28}why extra: {explain_extra(e, row['sources'])}")
         if rec:
             print(f"{'':<26} sources: truth {len(row['sources'])}, estimated "
                   f"{rec['n_sources']}")
@@ -228,6 +284,8 @@ def run(args: argparse.Namespace) -> int:
           f"{s['exact_count_rate']:.0%} of clips")
     if missed:
         print(f"{missed} missed, {explained} of them explained above (why missed)")
+    if extra:
+        print(f"{extra} extra event(s) matching no true source (why extra, above)")
     if args.sobench:
         print("\nSO-Bench baselines on this corpus (accuracy; mean IoU for detect_time):")
         print(sobench_table(corpus, analysis))
