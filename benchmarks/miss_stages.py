@@ -10,9 +10,12 @@ comes within ``cone_deg`` of its direction while it plays):
 * ``no axis: window peaks only``: no clip-histogram peak, but window peaks there while it
   plays; ``no axis: no peak``: not even those;
 * ``dropped by moving_or_stationary``; ``dropped by echo_axes``;
-* ``axis kept, no cone segment at onset``: its cone's activity (without the onset tests)
-  makes no event starting within 0.2 s of it from there (the cone was already active,
-  or stays quiet);
+* ``axis kept, no onset bins in its cone at its onset``: its cone's activity (without the
+  onset tests) makes no event starting within 0.2 s of it from there, and in its first
+  0.3 s no onset-bin energy within ``event_onset_db`` of the cone's loud level reaches the
+  cone (the bins it takes over were already loud: a masked onset); with such onset bins,
+  ``a segment from there already active`` (one began earlier and still runs) or ``the
+  cone stays quiet``;
 * ``axis kept, cut by the onset tests``: such an event exists before the onset support
   and the reflection collapse, not after;
 * ``event removed as background``, ``event removed by weak_sources_dropped``;
@@ -99,6 +102,7 @@ def recording(trace: dict):
 
     def events_from_cones(cones, axes, active, frame_iv, **kw):
         trace["kept"] = axes.copy()
+        trace["cones"], trace["power_scale"] = cones, kw["power_scale"]
         events = orig["events_from_cones"](cones, axes, active, frame_iv, **kw)
         trace["events"] = [dataclasses.replace(e) for e in events]
         trace["segments"] = orig["events_from_cones"](cones, axes, active, frame_iv,
@@ -149,6 +153,25 @@ def _holds(axes: np.ndarray, truth: dict, frame_rate: float, deg: float) -> bool
     return False
 
 
+def _onset_bins(truth: dict, trace: dict, frame_rate: float) -> bool:
+    """Whether a kept cone holding the source has onset-bin energy within ``event_onset_db``
+    of its loud level in the first 0.3 s of the source (what the onset support asks)."""
+    params = trace["params"]
+    cones, axes, ps = trace["cones"], trace["kept"], trace["power_scale"]
+    a = int(truth["onset_s"] * frame_rate)
+    b = a + max(1, int(round(0.3 * frame_rate)))
+    for k in range(axes.shape[0]):
+        if not _holds(axes[k:k + 1], truth, frame_rate, params.cone_deg):
+            continue
+        span = np.any(axes[k] != 0, axis=-1)
+        level = 10.0 * np.log10(np.maximum(cones[k, :, 3] * ps, 1e-20))
+        onset = 10.0 * np.log10(np.maximum(cones[k, a:b, 4] * ps, 1e-20))
+        if span.any() and len(onset) and onset.max() >= (np.percentile(level[span], 95)
+                                                         - params.event_onset_db):
+            return True
+    return False
+
+
 def _peaks_near(peaks: np.ndarray, truth: dict, deg: float) -> list[tuple[int, float]]:
     """(rank, height relative to the first) of the peaks within ``deg`` of the source."""
     from foakit.conventions import vector_to_direction
@@ -190,7 +213,14 @@ def stage(truth: dict, trace: dict, final_events, frame_rate: float) -> str:
     if not _holds(trace["kept"], truth, frame_rate, deg):
         return "dropped by echo_axes"
     if not _starts(trace["segments"], truth, deg):
-        return "axis kept, no cone segment at onset"
+        t_on = truth["onset_s"]
+        if not _onset_bins(truth, trace, frame_rate):
+            return "axis kept, no onset bins in its cone at its onset"
+        if any(e.onset_s < t_on - ONSET_TOL_S < t_on < e.offset_s
+               and _distance(truth, e.azimuth_deg, e.elevation_deg) <= deg
+               for e in trace["segments"]):
+            return "axis kept, onset bins, but a segment from there already active"
+        return "axis kept, onset bins, but the cone stays quiet"
     if not _starts(trace["events"], truth, deg):
         return "axis kept, cut by the onset tests"
     if not _starts(trace["after_background"], truth, deg):
