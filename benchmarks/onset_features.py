@@ -17,7 +17,12 @@ chance):
 * ``envelope``: minus the correlation of the cone's level with the loudest other cone's over
   +-0.2 s (leakage follows another source's envelope);
 * ``direct share``: the share of the cone's energy in t..t+2 held by bins not more diffuse
-  than ``psi_max`` / 2.
+  than ``psi_max`` / 2;
+* ``novelty``: minus the cosine similarity of the cone's 16-band log spectrum (its
+  non-diffuse in-cone bins) over t..t+4 with its spectrum over the 0.1 s before (a new
+  source brings a new spectrum);
+* ``distinct``: minus the highest such similarity with another cone's spectrum over t..t+4
+  (leakage carries the spectrum of the source it leaks from).
 
     python benchmarks/onset_features.py [--engine ism] [--seed 0] [--clips 60]
                                         [--rate 16000] [--rise 6]
@@ -82,12 +87,13 @@ def main() -> int:
     spatial = A._spatial
 
     def keep_psi(x, grid, params_, intensity, energy, psi, votes, *rest):
-        trace["psi"], trace["energy"] = psi, energy
+        trace["psi"], trace["energy"], trace["intensity"] = psi, energy, intensity
         trace["band"] = grid.band(params_.fmin_hz, params_.fmax_hz)
         return spatial(x, grid, params_, intensity, energy, psi, votes, *rest)
 
     A._spatial = keep_psi
-    names = ("onset bins", "rise", "level", "other onset", "envelope", "direct share")
+    names = ("onset bins", "rise", "level", "other onset", "envelope", "direct share",
+             "novelty", "distinct")
     groups = {"true": [], "masked": [], "leakage": []}
     try:
         with recording(trace):
@@ -131,6 +137,7 @@ def _clip_features(trace: dict, truth: list[dict], fr: float, params, rise_db: f
         refs.append(float(np.percentile(level[k][span], 95)) if span.any() else 0.0)
     direct = np.where(psi <= params.psi_max / 2, energy, 0.0).sum(1) / np.maximum(
         energy.sum(1), 1e-30)
+    bands = _cone_bands(trace["intensity"][:, :, lo:hi], energy, psi, axes, params)
     near = int(round(NEAR_S * fr))
     for k in range(n_axes):
         held = [t for t in truth if _holds(axes[k:k + 1], t, fr, params.cone_deg)]
@@ -151,13 +158,47 @@ def _clip_features(trace: dict, truth: list[dict], fr: float, params, rise_db: f
                 if u.std() > 0 and v.std() > 0:
                     f_env = -float(np.corrcoef(u, v)[0, 1])
             f_direct = float(direct[t:t + 3].mean())
-            row = [f_on, f_rise, f_level, f_other, f_env, f_direct]
+            after = bands[k, t:t + 5].sum(0)
+            f_novel = -_cosine(after, bands[k, max(0, t - 6):max(1, t - 1)].sum(0))
+            f_distinct = -max((_cosine(after, bands[j, t:t + 5].sum(0)) for j in others),
+                              default=0.0)
+            row = [f_on, f_rise, f_level, f_other, f_env, f_direct, f_novel, f_distinct]
             if own:
                 groups["true"].append(row)
                 if f_on < -params.event_onset_db:
                     groups["masked"].append(row)
             elif not any(abs(s["onset_s"] * fr - t) <= near for s in truth):
                 groups["leakage"].append(row)
+
+
+def _cone_bands(intensity: np.ndarray, energy: np.ndarray, psi: np.ndarray, axes: np.ndarray,
+                params, n_bands: int = 16) -> np.ndarray:
+    """Energy of the non-diffuse bins inside each cone per frame in ``n_bands`` bands of
+    equal width on a log-frequency scale, shape (n_axes, n_frames, n_bands)."""
+    norm = np.sqrt((intensity.astype(np.float64) ** 2).sum(0))
+    vote = (psi <= params.psi_max) & (norm > 0)
+    u = intensity / np.where(norm > 0, norm, 1.0)
+    n_bins = energy.shape[1]
+    edges = np.unique(np.geomspace(1, n_bins, n_bands + 1).astype(int) - 1)
+    which = np.clip(np.searchsorted(edges, np.arange(n_bins), side="right") - 1, 0,
+                    len(edges) - 1)
+    cos_cone = np.cos(np.deg2rad(params.cone_deg))
+    out = np.zeros((len(axes), energy.shape[0], len(edges)))
+    for k in range(len(axes)):
+        inside = vote & (np.einsum("ctb,tc->tb", u, axes[k].astype(np.float64)) >= cos_cone)
+        e = np.where(inside, energy, 0.0)
+        for b in range(len(edges)):
+            out[k, :, b] = e[:, which == b].sum(1)
+    return out
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two band-energy vectors in dB over their floor (0 when either
+    is silent)."""
+    la, lb = np.log10(a + 1e-12), np.log10(b + 1e-12)
+    la, lb = la - la.min(), lb - lb.min()
+    na, nb = np.linalg.norm(la), np.linalg.norm(lb)
+    return float(la @ lb / (na * nb)) if na > 0 and nb > 0 else 0.0
 
 
 if __name__ == "__main__":
