@@ -102,7 +102,7 @@ def recording(trace: dict):
 
     def events_from_cones(cones, axes, active, frame_iv, **kw):
         trace["kept"] = axes.copy()
-        trace["cones"], trace["power_scale"] = cones, kw["power_scale"]
+        trace["cones"], trace["active"], trace["power_scale"] = cones, active, kw["power_scale"]
         events = orig["events_from_cones"](cones, axes, active, frame_iv, **kw)
         trace["events"] = [dataclasses.replace(e) for e in events]
         trace["segments"] = orig["events_from_cones"](cones, axes, active, frame_iv,
@@ -153,23 +153,28 @@ def _holds(axes: np.ndarray, truth: dict, frame_rate: float, deg: float) -> bool
     return False
 
 
+def cone_onsets(trace: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kept cones' smoothed level, loud level and onset-bin level (dB) as
+    ``foakit.events.events_from_cones`` computes them."""
+    from foakit.events import cone_level_db
+
+    cones, ps = trace["cones"], trace["power_scale"]
+    level, _, ref, _ = cone_level_db(cones, trace["kept"], trace["active"], power_scale=ps)
+    onset = 10.0 * np.log10(np.maximum(cones[..., 4] * ps, 1e-20))
+    return level, ref, onset
+
+
 def _onset_bins(truth: dict, trace: dict, frame_rate: float) -> bool:
     """Whether a kept cone holding the source has onset-bin energy within ``event_onset_db``
     of its loud level in the first 0.3 s of the source (what the onset support asks)."""
     params = trace["params"]
-    cones, axes, ps = trace["cones"], trace["kept"], trace["power_scale"]
+    axes = trace["kept"]
+    _, ref, onset = cone_onsets(trace)
     a = int(truth["onset_s"] * frame_rate)
     b = a + max(1, int(round(0.3 * frame_rate)))
-    for k in range(axes.shape[0]):
-        if not _holds(axes[k:k + 1], truth, frame_rate, params.cone_deg):
-            continue
-        span = np.any(axes[k] != 0, axis=-1)
-        level = 10.0 * np.log10(np.maximum(cones[k, :, 3] * ps, 1e-20))
-        onset = 10.0 * np.log10(np.maximum(cones[k, a:b, 4] * ps, 1e-20))
-        if span.any() and len(onset) and onset.max() >= (np.percentile(level[span], 95)
-                                                         - params.event_onset_db):
-            return True
-    return False
+    return any(_holds(axes[k:k + 1], truth, frame_rate, params.cone_deg)
+               and onset[k, a:b].size and onset[k, a:b].max() >= ref[k] - params.event_onset_db
+               for k in range(axes.shape[0]))
 
 
 def _peaks_near(peaks: np.ndarray, truth: dict, deg: float) -> list[tuple[int, float]]:

@@ -1,8 +1,9 @@
 """How well per-cone signals tell a source's own onset from reverberant leakage.
 
-Candidates are the frames where a kept cone's smoothed level rises by at least ``--rise``
-dB over the lowest of its three frames before and reaches within 20 dB of the cone's loud
-level (what a new sound in the cone looks like, and what leakage also looks like).  A
+Candidates are the frames where a kept cone's level (smoothed over 3 frames, as the event
+stage smooths it) rises by at least ``--rise`` dB over the lowest of its three frames before
+and reaches within 20 dB of the cone's loud level (what a new sound in the cone looks like,
+and what leakage also looks like).  A
 candidate is *true* when a source the cone holds starts within 0.1 s of it, *masked* when
 that source's cone has no onset bins near it (the onset test of ``foakit.events`` misses
 it), else *leakage*.  For each signal the script prints the area under the ROC curve of
@@ -43,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from accuracy import render_clip  # noqa: E402
-from miss_stages import _holds, recording  # noqa: E402
+from miss_stages import _holds, cone_onsets, recording  # noqa: E402
 
 #: How near a true onset (s) a candidate counts as that source's
 NEAR_S = 0.1
@@ -125,16 +126,11 @@ def main() -> int:
 
 def _clip_features(trace: dict, truth: list[dict], fr: float, params, rise_db: float,
                    groups: dict) -> None:
-    cones, axes, ps = trace["cones"], trace["kept"], trace["power_scale"]
+    axes = trace["kept"]
     lo, hi = trace["band"]
     psi, energy = trace["psi"][:, lo:hi], trace["energy"][:, lo:hi]
-    n_axes, n_frames = cones.shape[:2]
-    level = 10.0 * np.log10(np.maximum(cones[..., 3] * ps, 1e-20))
-    onset = 10.0 * np.log10(np.maximum(cones[..., 4] * ps, 1e-20))
-    refs = []
-    for k in range(n_axes):
-        span = np.any(axes[k] != 0, axis=-1)
-        refs.append(float(np.percentile(level[k][span], 95)) if span.any() else 0.0)
+    n_axes, n_frames = axes.shape[:2]
+    level, refs, onset = cone_onsets(trace)
     direct = np.where(psi <= params.psi_max / 2, energy, 0.0).sum(1) / np.maximum(
         energy.sum(1), 1e-30)
     bands = _cone_bands(trace["intensity"][:, :, lo:hi], energy, psi, axes, params)

@@ -53,6 +53,7 @@ __all__ = [
     "moving_tracks",
     "source_axes",
     "moving_or_stationary",
+    "cone_level_db",
     "events_from_cones",
     "echo_axes",
 ]
@@ -329,6 +330,39 @@ def _smooth3_rows(x: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
+def cone_level_db(cones: np.ndarray, axes: np.ndarray, frame_active: np.ndarray, *,
+                  power_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each cone's smoothed in-cone level and the two levels its activity is judged by.
+
+    Parameters
+    ----------
+    cones : ndarray [shape=(n_tracks, n_frames, 4 or 5)]
+    axes : ndarray [shape=(n_tracks, n_frames, 3)]
+    frame_active : ndarray [shape=(n_frames,), dtype=bool]
+    power_scale : float
+        Factor turning summed bin energies into mean-square power (Parseval).
+
+    Returns
+    -------
+    level : ndarray [shape=(n_tracks, n_frames), dtype=float32]
+        In-cone level (dB), averaged over 3 frames.
+    span : ndarray [shape=(n_tracks, n_frames), dtype=bool]
+        Frames with an axis.
+    ref : ndarray [shape=(n_tracks,), dtype=float32]
+        The cone's loud level: the 95th percentile of ``level`` over its span.
+    noise : ndarray [shape=(n_tracks,), dtype=float64]
+        Its median level while nothing is active (what noise alone puts there).
+    """
+    level = 10.0 * np.log10(np.maximum(cones[..., 3] * power_scale, 1e-20))
+    level = _smooth3_rows(level)
+    span = np.any(axes != 0.0, axis=-1)
+    ref = np.empty(len(cones), dtype=np.float32)
+    noise = np.empty(len(cones))
+    # NumPy's bits (Numba)
+    cone_levels(level, span, ~frame_active, 10, 95.0, ref, noise)
+    return level, span, ref, noise
+
+
 def events_from_cones(
     cones: np.ndarray,
     axes: np.ndarray,
@@ -366,17 +400,10 @@ def events_from_cones(
     if n_tracks == 0:
         return []
     tiny = 1e-20
-    level = 10.0 * np.log10(np.maximum(cones[..., 3] * power_scale, tiny))
-    level = _smooth3_rows(level)
-    span = np.any(axes != 0.0, axis=-1)
+    level, span, ref, noise_a = cone_level_db(cones, axes, frame_active,
+                                              power_scale=power_scale)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
-    # the cone's loud level (95th percentile over its span) and its level while nothing is
-    # active (median: what noise alone puts there), NumPy's bits (Numba)
-    ref = np.empty(n_tracks, dtype=np.float32)
-    noise_a = np.empty(n_tracks)
-    quiet = ~frame_active
-    cone_levels(level, span, quiet, 10, 95.0, ref, noise_a)
     noise = noise_a.tolist()
     for k in range(n_tracks):
         on[k] = max(ref[k] - 20.0, noise[k] + params.act_on_db)
