@@ -18,7 +18,7 @@
                                   [--anechoic] [--single] [--rate 16000] [--duration 10]
                                   [--sources 1 3] [--rt60 0.2 0.8] [--fan 0.0] [--yaw]
                                   [--moving 0.0] [--skip-anechoic]
-    python benchmarks/accuracy.py --sets [--moving P]
+    python benchmarks/accuracy.py --sets [--moving P] [--param KEY=VALUE ...]
 
 ``--sets`` runs the five fan / yaw sets of the miss breakdown (:data:`SETS`: two the
 thresholds were chosen on, three held out) with one line each, then each group pooled,
@@ -108,6 +108,9 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     matches, counts, motion = [], [], []
     per_n: dict[int, tuple[list, list]] = {}
     bg_found, bg_false, early_extra, unmatched = [], [], 0, 0
+    # clips with more sources than truth, with fewer, and of those the ones with at least
+    # as many undetected true sources as are missing (the count then follows detection)
+    over = under = under_undetected = 0
     for i in range(n):
         scene, itf, mic_yaw, x = render_clip(i, seed, engine, rt60, single, rate=rate,
                                              duration=duration, sources=sources, fan=fan,
@@ -117,10 +120,9 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
         events = [e.to_dict() for e in res.events]
         clip_matches = match_clip(str(i), truth, events)
         hit = [m.estimate for m in clip_matches if m.detected]
-        early_extra += sum(1 for e in events if e["onset_s"] <= 0.1
-                           and not any(e is h for h in hit))
-        unmatched += sum(1 for e in events if e.get("azimuth_deg") is not None
-                         and not any(e is h for h in hit))
+        extra = [e for e in events if not any(e is h for h in hit)]
+        early_extra += sum(1 for e in extra if e["onset_s"] <= 0.1)
+        unmatched += sum(1 for e in extra if e.get("azimuth_deg") is not None)
         background = getattr(res, "background", None) or []
         if itf is not None:
             t_az = float(yawed_truth({"azimuth_deg": itf.azimuth_deg}, mic_yaw)["azimuth_deg"])
@@ -133,6 +135,10 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
             m.extra["direct_snr_db"] = snr
         matches += clip_matches
         counts.append((len(scene.sources), res.n_sources))
+        missing = len(scene.sources) - (res.n_sources or 0)
+        over += missing < 0
+        under += missing > 0
+        under_undetected += 0 < missing <= sum(not m.detected for m in clip_matches)
         by_n = per_n.setdefault(len(scene.sources), ([], []))
         by_n[0].extend(clip_matches)
         by_n[1].append(counts[-1])
@@ -166,6 +172,8 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     out["false_background"] = float(np.mean(bg_false)) if bg_false else float("nan")
     out["early_unmatched_events"] = early_extra
     out["unmatched_events"] = unmatched
+    out["count_over"], out["count_under"] = over, under
+    out["count_under_undetected"] = under_undetected
     out["matches"], out["counts"] = matches, counts
     return out
 
@@ -185,6 +193,9 @@ def _set_line(name: str, s: dict) -> str:
             f"exact count {s['exact_count_rate']:6.1%} of {s['clips']:2d}")
     if "unmatched_events" in s:
         line += f", events matching no source {s['unmatched_events']}"
+    if "count_under" in s:
+        line += (f"; count over {s['count_over']}, under {s['count_under']} (with as many "
+                 f"undetected sources as missing {s['count_under_undetected']})")
     mv = [m for m in s["matches"] if m.truth["motion"] != "stationary"]
     det = [m for m in mv if m.detected]
     if mv:
@@ -194,26 +205,53 @@ def _set_line(name: str, s: dict) -> str:
     return line
 
 
-def run_sets(moving: float = 0.0, params=None) -> int:
+def run_sets(moving: float = 0.0, params=None) -> None:
     """The five fan / yaw sets (``--skip-anechoic --fan 0.5 --yaw --sources 1 4 --rt60 0.2
     0.9``), one line each, then the tuned and the held-out ones pooled."""
     from foakit.evaluate import summarise
 
-    pooled: dict[str, tuple[list, list, int]] = {}
+    pooled: dict[str, dict] = {}
+    summed = ("unmatched_events", "count_over", "count_under", "count_under_undetected")
     print(f"fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources, fan in half the clips, microphone "
           f"at a random yaw, 10 s; a share {moving:g} of the sources moving):")
     for name, (engine, seed, clips, rate, role) in SETS.items():
         s = reverberant(clips, seed, engine, params=params, rt60=(0.2, 0.9), rate=rate,
                         sources=(1, 4), fan=0.5, yaw=True, moving=moving)
-        print(_set_line(f"{name}", s) + f"  [{engine} seed {seed}, {rate} Hz, {role}]",
+        print(_set_line(name, s) + f"  [{engine} seed {seed}, {rate} Hz, {role}]",
               flush=True)
-        m, c, u = pooled.get(role, ([], [], 0))
-        pooled[role] = (m + s["matches"], c + s["counts"], u + s["unmatched_events"])
-    for role, (m, c, u) in pooled.items():
-        s = summarise(m, c)
-        s.update(matches=m, unmatched_events=u)
+        p = pooled.setdefault(role, dict.fromkeys(("matches", "counts"), ()))
+        for k in ("matches", "counts"):
+            p[k] = [*p[k], *s[k]]
+        for k in summed:
+            p[k] = p.get(k, 0) + s[k]
+    for role, p in pooled.items():
+        s = summarise(p["matches"], p["counts"])
+        s.update(p)
         print(_set_line(role, s))
-    return 0
+
+
+def analysis_params(pairs: list[str]):
+    """``AnalysisParams`` with ``KEY=VALUE`` overrides, each value read as its field's type
+    (``true`` / ``false`` for flags)."""
+    import dataclasses
+
+    from foakit.params import AnalysisParams
+
+    base = AnalysisParams()
+    kw = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not hasattr(base, key):
+            raise SystemExit(f"--param {pair!r}: expected KEY=VALUE with an AnalysisParams "
+                             "field as KEY")
+        kind = type(getattr(base, key))
+        if kind is bool:
+            if value.lower() not in ("true", "false"):
+                raise SystemExit(f"--param {pair!r}: {key} takes true or false")
+            kw[key] = value.lower() == "true"
+        else:
+            kw[key] = kind(value)
+    return dataclasses.replace(base, **kw)
 
 
 def main() -> int:
@@ -242,10 +280,14 @@ def main() -> int:
                          "options do not")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="override an AnalysisParams field for the reverberant sets "
+                         "(repeatable), e.g. echo_event_contained=false")
     args = ap.parse_args()
     t0 = time.perf_counter()
+    params = analysis_params(args.param)
     if args.sets:
-        run_sets(args.moving)
+        run_sets(args.moving, params)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:
@@ -254,7 +296,7 @@ def main() -> int:
               f"worst azimuth error {az:.2f} deg, worst elevation error {el:.2f} deg (bar < 2)")
     rt60 = (None if args.anechoic else tuple(args.rt60) if args.rt60 else
             (0.3, 0.8) if args.single else (0.2, 0.8))
-    s = reverberant(args.clips, args.seed, args.engine, rt60=rt60, single=args.single,
+    s = reverberant(args.clips, args.seed, args.engine, params, rt60=rt60, single=args.single,
                     rate=args.rate, duration=args.duration, sources=tuple(args.sources),
                     fan=args.fan, yaw=args.yaw, moving=args.moving)
     room = "anechoic" if args.anechoic else f"reverberant ({args.engine}, RT60 {rt60})"
