@@ -439,3 +439,44 @@ def test_demo_corpus_is_quick_and_mixed(tmp_path):
     assert {len(sc.sources) for sc in scenes} == {1, 2, 3}
     assert len(list((tmp_path / "demo" / "audio" / "test").glob("foa_*.wav"))) == 8
     assert _read_jsonl(tmp_path / "demo" / "qa" / "test.jsonl")
+
+
+def test_writers_label_what_a_turned_microphone_hears(tmp_path):
+    """With ``mic_yaw`` the labels and questions give the directions in the turned
+    microphone's frame (the wav's own intensity agrees); ``fan`` adds an unlabelled
+    interferer; without either the corpus is unchanged."""
+    kw = dict(n_clips=3, seed=4, engine="ism", rt60_s=None, snr_db=(30.0, 30.0),
+              n_sources=1, allow_motion=False, duration_s=4.0)
+    scenes = write_sobench_corpus(tmp_path / "y", mic_yaw=True, **kw)
+    truth = _read_jsonl(tmp_path / "y" / "truth" / "scenes.jsonl")
+    qa = _read_jsonl(tmp_path / "y" / "qa" / "test.jsonl")
+    n_asked = 0
+    for scene, t in zip(scenes, truth, strict=True):
+        yaw, (src,) = t["mic_yaw_deg"], t["sources"]
+        assert t["interferer"] is None and -180 <= yaw < 180 and yaw != 0
+        assert src["azimuth_deg"] == pytest.approx(
+            float(wrap_azimuth(scene.sources[0].azimuth_deg - yaw)))
+        data, _ = sf.read(tmp_path / "y" / t["audio_path"])
+        az, el = intensity_direction(to_internal(data.T, "ambix"))
+        assert angular_distance(az, el, src["azimuth_deg"], src["elevation_deg"]) < 2.0
+        asked = [r for r in qa if r["audio_id"] == t["audio_id"]
+                 and r["task_name"] == "estimate_azimuth"]
+        for r in asked:
+            assert r["answer_meta"]["azimuth_deg"] == pytest.approx(src["azimuth_deg"], abs=0.05)
+        n_asked += len(asked)
+    assert n_asked >= 1
+    write_sobench_corpus(tmp_path / "f", fan=1.0, **kw)
+    for t in _read_jsonl(tmp_path / "f" / "truth" / "scenes.jsonl"):
+        assert t["mic_yaw_deg"] == 0.0 and 5.0 <= t["interferer"]["snr_db"] <= 15.0
+    write_sobench_corpus(tmp_path / "p", **kw)
+    plain = _read_jsonl(tmp_path / "p" / "truth" / "scenes.jsonl")
+    assert all("mic_yaw_deg" not in t and "interferer" not in t for t in plain)
+    starss = write_starss_corpus(tmp_path / "s", mic_yaw=True, fan=1.0, **kw)
+    for scene, t in zip(starss, _read_jsonl(tmp_path / "s" / "truth" / "scenes.jsonl"),
+                        strict=True):
+        with open(tmp_path / "s" / "metadata_dev" / f"{t['audio_id']}.csv", newline="") as fh:
+            rows = [tuple(int(v) for v in row) for row in csv.reader(fh)]
+        labelled = Scene.from_dict({**scene.to_dict(), "sources": t["sources"]})
+        assert rows == starss_rows(labelled) and t["interferer"] is not None
+    with pytest.raises(ParameterError, match="fan=1.5 must be in"):
+        write_sobench_corpus(tmp_path / "bad", fan=1.5, **kw)

@@ -1,13 +1,17 @@
 """Write synthetic scenes as real wav files and benchmark-shaped corpora with truth.
 
 * :func:`write_wav`: one FOA wav (ambiX or FuMa, 16-bit PCM or float), peak-normalised.
-* :func:`draw_scenes`, :func:`truth_line`, :func:`write_jsonl`, :func:`hex_id`: what every
-  benchmark's corpus writer (``foakit.bench.<name>.synth``) shares.
+* :func:`draw_scenes`, :func:`render_labelled`, :func:`truth_line`, :func:`write_jsonl`,
+  :func:`hex_id`: what every benchmark's corpus writer (``foakit.bench.<name>.synth``)
+  shares.
 
 Each corpus gets ``truth/scenes.jsonl``: one line per clip with ``audio_id``,
 ``audio_path`` (relative to the root), ``wav_gain`` (the factor the rendered ambiX signal
 was multiplied by before writing), ``channel_order``, ``subtype`` and every key of
-:meth:`Scene.to_dict`; :meth:`Scene.from_dict` reads such a line back directly.
+:meth:`Scene.to_dict`; :meth:`Scene.from_dict` reads such a line back directly.  Writers
+given a fan share or a microphone yaw add ``interferer`` (its direction, SNR and distance,
+or None) and ``mic_yaw_deg``; the sources are then those the turned microphone hears, and
+the room keys stay in the room's own frame.
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ import soundfile as sf
 from .._moved import moved_names
 from ..conventions import check_channel_order, from_internal
 from ..errors import ParameterError
+from .render import draw_interferer_and_yaw, render_scene, yawed_scene, yawed_truth
 from .scene import Scene, random_scene
 
-__all__ = ["draw_scenes", "hex_id", "truth_line", "write_jsonl", "write_wav"]
+__all__ = ["draw_scenes", "hex_id", "render_labelled", "truth_line", "write_jsonl",
+           "write_wav"]
 
 _SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 
@@ -89,9 +95,41 @@ def hex_id(*parts: Any) -> str:
 
 
 def truth_line(scene: Scene, audio_id: str, audio_path: str, gain: float, order: str,
-                subtype: str) -> dict[str, Any]:
+                subtype: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One line of ``truth/scenes.jsonl``; ``extra`` is :func:`render_labelled`'s, whose
+    ``mic_yaw_deg`` turns the sources (the room keys stay in the room's frame)."""
+    d = scene.to_dict()
+    yaw = (extra or {}).get("mic_yaw_deg")
+    if yaw:
+        d["sources"] = [yawed_truth(s, yaw) for s in d["sources"]]
     return {"audio_id": audio_id, "audio_path": audio_path, "wav_gain": gain,
-            "channel_order": order, "subtype": subtype, **scene.to_dict()}
+            "channel_order": order, "subtype": subtype, **d, **(extra or {})}
+
+
+def render_labelled(scene: Scene, *, engine: str, seed: list[int], fan: float = 0.0,
+                    mic_yaw: bool = False) -> tuple[np.ndarray, Scene, dict[str, Any]]:
+    """Render one clip of a corpus, with a steady directional interferer in a share ``fan``
+    of the clips and the microphone at a random yaw when ``mic_yaw``
+    (:func:`~foakit.synth.render.draw_interferer_and_yaw`, drawn from ``seed``).
+
+    Returns
+    -------
+    x : ndarray [shape=(4, n)]
+        The ambiX signal.
+    labelled : Scene
+        The scene its labels describe (the sources as the turned microphone hears them; give
+        :func:`truth_line` the drawn scene and ``extra``, as the turned sources need not fit
+        the unturned room).
+    extra : dict
+        ``interferer`` and ``mic_yaw_deg`` for the truth line; empty without a fan share or
+        a yaw, so such corpora are those of earlier releases.
+    """
+    if not fan and not mic_yaw:
+        return render_scene(scene, engine=engine), scene, {}
+    itf, yaw = draw_interferer_and_yaw(np.random.default_rng(seed), fan=fan, yaw=mic_yaw)
+    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=yaw)
+    extra = {"interferer": itf.to_dict() if itf is not None else None, "mic_yaw_deg": yaw}
+    return x, yawed_scene(scene, yaw), extra
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

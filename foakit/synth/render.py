@@ -43,6 +43,7 @@ Model
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,11 +63,13 @@ __all__ = [
     "PRA_MAX_ORDER",
     "diffuse_noise",
     "direct_snr_db",
+    "draw_interferer_and_yaw",
     "render_scene",
     "resolve_engine",
     "room_impulse_response",
     "fan_signal",
     "yawed_truth",
+    "yawed_scene",
 ]
 
 ENGINES = ("auto", "ism", "pyroomacoustics")
@@ -113,6 +116,37 @@ class Interferer:
                 "snr_db": self.snr_db, "distance_m": self.distance_m}
 
 
+def draw_interferer_and_yaw(rng: np.random.Generator, *, fan: float = 0.0,
+                            yaw: bool = False) -> tuple[Interferer | None, float]:
+    """A clip's steady directional interferer and microphone yaw, in that order from ``rng``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    fan : float
+        Probability of an interferer: a fan 5-15 dB below the sources, 1-3 m away, from any
+        azimuth at an elevation within 30 deg of the horizon.
+    yaw : bool
+        Draw the yaw uniformly over the circle; otherwise it is 0.
+
+    Returns
+    -------
+    Interferer or None, float
+        The interferer and the yaw (degrees), for :func:`render_scene`.
+    """
+    if not 0.0 <= fan <= 1.0:
+        raise ParameterError(f"{fan=!r} must be in [0, 1]")
+    itf = None
+    # one uniform draw whatever ``fan`` is, so the yaw does not depend on it
+    if rng.random() < fan:
+        itf = Interferer(round(float(rng.uniform(-180, 180)), 1),
+                         round(float(rng.uniform(-30, 30)), 1),
+                         snr_db=round(float(rng.uniform(5.0, 15.0)), 1),
+                         distance_m=round(float(rng.uniform(1.0, 3.0)), 2))
+    mic_yaw = round(float(rng.uniform(-180, 180)), 1) if yaw else 0.0
+    return itf, mic_yaw
+
+
 def fan_signal(n: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
     """A fan: low-pass (500 Hz corner) noise, a tenth of white noise above it and a
     blade-pass hum (60-140 Hz and its next three harmonics), slowly wobbling by about
@@ -148,6 +182,13 @@ def yawed_truth(source: dict, mic_yaw_deg: float) -> dict:
         if out.get(key) is not None:
             out[key] = float(wrap_azimuth(out[key] - mic_yaw_deg))
     return out
+
+
+def yawed_scene(scene: Scene, mic_yaw_deg: float) -> Scene:
+    """The scene with its sources as a microphone turned by ``mic_yaw_deg`` hears them: the
+    labels of ``render_scene(scene, mic_yaw_deg=mic_yaw_deg)`` (room and timing unchanged)."""
+    return dataclasses.replace(scene, sources=[
+        Source.from_dict(yawed_truth(s.to_dict(), mic_yaw_deg)) for s in scene.sources])
 
 
 def _yaw(x: np.ndarray, mic_yaw_deg: float) -> np.ndarray:

@@ -17,8 +17,14 @@ import numpy as np
 
 from ...conventions import check_channel_order
 from ...errors import ParameterError
-from ...synth.layouts import draw_scenes, hex_id, truth_line, write_jsonl, write_wav
-from ...synth.render import render_scene
+from ...synth.layouts import (
+    draw_scenes,
+    hex_id,
+    render_labelled,
+    truth_line,
+    write_jsonl,
+    write_wav,
+)
 from ...synth.scene import Scene, random_scene
 from .questions_synth import check_tasks, check_wording, make_qa_items
 
@@ -27,16 +33,18 @@ __all__ = ["make_demo_corpus", "write_sobench_corpus"]
 
 def _write_sobench(root: Path, scenes: Sequence[Scene], *, seed: int, channel_order: str,
                    engine: str, tasks: Sequence[str] | None, subtype: str,
-                   wording: str = "house") -> None:
+                   wording: str = "house", fan: float = 0.0, mic_yaw: bool = False) -> None:
     order = check_channel_order(channel_order)
     qa_rows, truth = [], []
     for i, scene in enumerate(scenes):
         audio_id = "foa_" + hex_id("foakit-synth-sobench", seed, i)
         rel = f"audio/test/{audio_id}.wav"
-        gain = write_wav(root / rel, render_scene(scene, engine=engine), scene.sample_rate,
-                         channel_order=order, subtype=subtype)
-        truth.append(truth_line(scene, audio_id, rel, gain, order, subtype))
-        items = make_qa_items(scene, np.random.default_rng([seed, i, 17]), tasks=tasks,
+        x, labelled, extra = render_labelled(scene, engine=engine, seed=[seed, i, 28],
+                                             fan=fan, mic_yaw=mic_yaw)
+        gain = write_wav(root / rel, x, scene.sample_rate, channel_order=order,
+                         subtype=subtype)
+        truth.append(truth_line(scene, audio_id, rel, gain, order, subtype, extra))
+        items = make_qa_items(labelled, np.random.default_rng([seed, i, 17]), tasks=tasks,
                               wording=wording)
         for item in items:
             qa_rows.append({
@@ -74,6 +82,9 @@ def write_sobench_corpus(
     tasks: Sequence[str] | None = None,
     subtype: str = "PCM_16",
     wording: str = "house",
+    motion_probability: float = 0.35,
+    fan: float = 0.0,
+    mic_yaw: bool = False,
 ) -> list[Scene]:
     """Write a random SO-Bench-layout corpus with exact truth.
 
@@ -90,7 +101,7 @@ def write_sobench_corpus(
         Output folder.
     n_clips, seed : int
         Number of clips; master seed.
-    sample_rate, duration_s, rt60_s, snr_db, n_sources, allow_motion
+    sample_rate, duration_s, rt60_s, snr_db, n_sources, allow_motion, motion_probability
         Passed to :func:`foakit.synth.random_scene`.
     channel_order : {"ambix", "fuma"}
         Order of the written wav files.
@@ -103,19 +114,27 @@ def write_sobench_corpus(
         Wav sample format.
     wording : {"house", "varied"}
         Question wording (:data:`~foakit.bench.sobench.questions_synth.WORDINGS`).
+    fan : float
+        Share of the clips with a steady directional interferer that no label names (a fan,
+        :func:`foakit.synth.render.draw_interferer_and_yaw`).
+    mic_yaw : bool
+        Turn the microphone to a random yaw in each clip; the labels give the directions
+        it hears, so reflections no longer come from the room's axes.
 
     Returns
     -------
     list of Scene
-        The scenes, in clip order.
+        The scenes, in clip order, in the room's frame (the labels are turned by the truth
+        line's ``mic_yaw_deg``).
     """
     check_tasks(tasks)
     check_wording(wording)
     scenes = draw_scenes(n_clips, [int(seed), 1], n_sources=n_sources, duration_s=duration_s,
                           sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
-                          allow_motion=allow_motion)
+                          allow_motion=allow_motion, motion_probability=motion_probability)
     _write_sobench(Path(root), scenes, seed=int(seed), channel_order=channel_order,
-                   engine=engine, tasks=tasks, subtype=subtype, wording=wording)
+                   engine=engine, tasks=tasks, subtype=subtype, wording=wording, fan=fan,
+                   mic_yaw=mic_yaw)
     return scenes
 
 

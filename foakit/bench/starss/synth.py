@@ -14,8 +14,7 @@ import numpy as np
 
 from ...conventions import check_channel_order
 from ...errors import ParameterError
-from ...synth.layouts import draw_scenes, truth_line, write_jsonl, write_wav
-from ...synth.render import render_scene
+from ...synth.layouts import draw_scenes, render_labelled, truth_line, write_jsonl, write_wav
 from ...synth.scene import LABELS, Scene
 from .format import LABEL_HOP_S, LabelRow, write_label_csv
 
@@ -69,6 +68,9 @@ def write_starss_corpus(
     channel_order: str = "ambix",
     engine: str = "auto",
     subtype: str = "PCM_16",
+    motion_probability: float = 0.35,
+    fan: float = 0.0,
+    mic_yaw: bool = False,
 ) -> list[Scene]:
     """Write a random STARSS / DCASE-layout corpus with exact truth.
 
@@ -76,7 +78,7 @@ def write_starss_corpus(
     ``frame,class,source,azimuth,elevation,distance_cm`` rows of :func:`starss_rows`) and
     ``truth/scenes.jsonl``.  Names are ``fold1_room1_mix001``, ``fold1_room1_mix002``, ...
 
-    Parameters are those of :func:`write_sobench_corpus` (no ``tasks``).
+    Parameters are those of :func:`write_sobench_corpus` (no ``tasks`` or ``wording``).
 
     Returns
     -------
@@ -85,17 +87,18 @@ def write_starss_corpus(
     """
     scenes = draw_scenes(n_clips, [int(seed), 2], n_sources=n_sources, duration_s=duration_s,
                           sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
-                          allow_motion=allow_motion)
+                          allow_motion=allow_motion, motion_probability=motion_probability)
     order = check_channel_order(channel_order)
     root = Path(root)
     truth = []
     for i, scene in enumerate(scenes):
         name = f"fold1_room1_mix{i + 1:03d}"
         rel = f"foa_dev/{name}.wav"
-        gain = write_wav(root / rel, render_scene(scene, engine=engine), sample_rate,
-                         channel_order=order, subtype=subtype)
+        x, labelled, extra = render_labelled(scene, engine=engine, seed=[int(seed), i, 28],
+                                             fan=fan, mic_yaw=mic_yaw)
+        gain = write_wav(root / rel, x, sample_rate, channel_order=order, subtype=subtype)
         write_label_csv(root / "metadata_dev" / f"{name}.csv",
-                        [LabelRow(*row) for row in starss_rows(scene)], distance=True)
-        truth.append(truth_line(scene, name, rel, gain, order, subtype))
+                        [LabelRow(*row) for row in starss_rows(labelled)], distance=True)
+        truth.append(truth_line(scene, name, rel, gain, order, subtype, extra))
     write_jsonl(root / "truth" / "scenes.jsonl", truth)
     return scenes
