@@ -18,11 +18,15 @@
                                   [--anechoic] [--single] [--rate 16000] [--duration 10]
                                   [--sources 1 3] [--rt60 0.2 0.8] [--fan 0.0] [--yaw]
                                   [--moving 0.0] [--skip-anechoic]
-    python benchmarks/accuracy.py --sets [--moving P] [--param KEY=VALUE ...]
+    python benchmarks/accuracy.py --sets [--moving P] [--audits] [--param KEY=VALUE ...]
 
 ``--sets`` runs the five fan / yaw sets of the miss breakdown (:data:`SETS`: two the
 thresholds were chosen on, three held out) with one line each, then each group pooled,
 including the events that match no true source and, with ``--moving``, the moving sources.
+``--audits`` adds the SO-Bench and STARSS label audits on corpora written with each set's
+settings: the share of corrupted labels (elevation, azimuth, onset, span) the SO-Bench audit
+flags, the share of clean labels and clean STARSS sources flagged, and the corrupted STARSS
+sources flagged.
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
 reported on other seeds and ``--engine pyroomacoustics`` sets.
@@ -65,7 +69,7 @@ def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
     :class:`~foakit.synth.render.Interferer` or None), microphone yaw (degrees) and the
     rendered 4-channel samples."""
     from foakit.synth import random_scene, render_scene
-    from foakit.synth.render import Interferer
+    from foakit.synth.render import draw_interferer_and_yaw
 
     if single:
         scene = random_scene(seed * 10000 + 5000 + i, n_sources=1, rt60_s=rt60,
@@ -77,14 +81,8 @@ def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
                              sample_rate=rate, duration_s=duration,
                              allow_motion=moving > 0, motion_probability=moving)
     # the fan and the yaw come from their own stream, so scenes stay those of the seed
-    rng = np.random.default_rng([seed, i, 28])
-    itf = None
-    if rng.random() < fan:
-        itf = Interferer(round(float(rng.uniform(-180, 180)), 1),
-                         round(float(rng.uniform(-30, 30)), 1),
-                         snr_db=round(float(rng.uniform(5.0, 15.0)), 1),
-                         distance_m=round(float(rng.uniform(1.0, 3.0)), 2))
-    mic_yaw = round(float(rng.uniform(-180, 180)), 1) if yaw else 0.0
+    itf, mic_yaw = draw_interferer_and_yaw(np.random.default_rng([seed, i, 28]), fan=fan,
+                                           yaw=yaw)
     x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw)
     return scene, itf, mic_yaw, x
 
@@ -230,14 +228,119 @@ def run_sets(moving: float = 0.0, params=None) -> None:
         print(_set_line(role, s))
 
 
-def analysis_params(pairs: list[str]):
-    """``AnalysisParams`` with ``KEY=VALUE`` overrides, each value read as its field's type
-    (``true`` / ``false`` for flags)."""
+#: Label fields the SO-Bench error injector corrupts
+FIELDS = ("azimuth", "elevation", "onset", "time_span")
+
+
+def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str, *,
+              moving: float = 0.0, params=None) -> dict:
+    """The SO-Bench and STARSS label audits on corpora written with one set's settings (its
+    engine, seed, clip count and rate; RT60 0.2-0.9 s, SNR 8-20 dB, 1-4 sources, a fan in
+    half the clips, the microphone at a random yaw, a share ``moving`` of the sources
+    moving): SO-Bench labels flagged on the clean corpus, and the corrupted labels
+    (``inject_sobench_errors``, about 20 %, every field) flagged, by field, and on a copy
+    with only elevation signs flipped; STARSS sources flagged on the clean corpus and, with
+    about a fifth of the sources corrupted (``inject_starss_errors``), the corrupted ones."""
+    import os
+
+    from audit_bar import sobench_flags, starss_flags
+
+    from foakit.bench.sobench.audit import audit_sobench
+    from foakit.bench.sobench.inject import inject_sobench_errors
+    from foakit.bench.sobench.synth import write_sobench_corpus
+    from foakit.bench.starss.audit import audit_starss
+    from foakit.bench.starss.inject import inject_starss_errors
+    from foakit.bench.starss.synth import write_starss_corpus
+
+    kw = dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
+              rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
+              allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True)
+    clean, bad = os.path.join(tmp, name, "sobench"), os.path.join(tmp, name, "sobench_bad")
+    write_sobench_corpus(clean, **kw)
+    res_clean = audit_sobench(clean, params=params)
+    changes = inject_sobench_errors(clean, bad, rate=0.2, seed=seed + 1)
+    flagged = sobench_flags(audit_sobench(bad, params=params))
+    out = {"labels": res_clean.summary["counts"]["total"],
+           "clean_flagged": len(sobench_flags(res_clean))}
+    for f in FIELDS:
+        got = [c["qa_id"] in flagged for c in changes if c["field"] == f]
+        out[f] = (sum(got), len(got))
+    injected = {c["qa_id"] for c in changes}
+    out["injected"] = (len(flagged & injected), len(injected))
+    out["false_flags"] = len(flagged - injected)
+    # a fifth of every field leaves a few elevation labels a set; a second copy flips the
+    # sign of a third of the eligible elevations (|el| >= 15 deg) alone
+    el_bad = os.path.join(tmp, name, "sobench_elevation")
+    el_changes = inject_sobench_errors(clean, el_bad, rate=0.3, seed=seed + 2,
+                                       fields=("elevation",))
+    el_flagged = sobench_flags(audit_sobench(el_bad, params=params))
+    out["elevation_only"] = (sum(c["qa_id"] in el_flagged for c in el_changes),
+                             len(el_changes))
+    root = os.path.join(tmp, name, "starss")
+    write_starss_corpus(root, **kw)
+    res = audit_starss(os.path.join(root, "foa_dev"), os.path.join(root, "metadata_dev"),
+                       params=params)
+    out["starss_sources"] = res.summary["counts"]["total"]
+    out["starss_clean_flagged"] = len(starss_flags(res))
+    bad_meta = os.path.join(tmp, name, "starss_meta_bad")
+    n_frames = {os.path.splitext(f)[0]: int(round(10.0 / 0.1))
+                for f in os.listdir(os.path.join(root, "foa_dev"))}
+    st_changes = inject_starss_errors(os.path.join(root, "metadata_dev"), bad_meta, rate=0.2,
+                                      seed=seed + 1, n_frames=n_frames)
+    st_flagged = starss_flags(audit_starss(os.path.join(root, "foa_dev"), bad_meta,
+                                           params=params))
+    st_injected = {(c["audio_id"], c["class"], c["source"]) for c in st_changes}
+    out["starss_injected"] = (len(st_flagged & st_injected), len(st_injected))
+    out["starss_false_flags"] = len(st_flagged - st_injected)
+    return out
+
+
+def _audit_line(name: str, a: dict) -> str:
+    def frac(k: int, n: int) -> str:
+        return f"{k / n:.1%} ({k}/{n})" if n else "- (0/0)"
+
+    by_field = ", ".join(f"{f} {frac(*a[f])}" for f in FIELDS)
+    return (f"  {name:<9} SO-Bench: clean labels flagged {frac(a['clean_flagged'], a['labels'])}"
+            f"; corrupted labels flagged {frac(*a['injected'])} ({by_field}), "
+            f"{a['false_flags']} other labels flagged; elevation-only copy "
+            f"{frac(*a['elevation_only'])}; STARSS: clean sources flagged "
+            f"{frac(a['starss_clean_flagged'], a['starss_sources'])}, corrupted sources "
+            f"flagged {frac(*a['starss_injected'])}, {a['starss_false_flags']} other sources "
+            "flagged")
+
+
+def run_audits(moving: float = 0.0, params=None) -> None:
+    """:func:`audit_set` on each of the five sets, then the tuned and held-out ones pooled."""
+    import shutil
+    import tempfile
+
+    print("label audits on corpora written with each set's settings (SNR 8-20 dB; bars: "
+          "corrupted elevation labels flagged >= 70 %, clean labels flagged <= 5 %, clean "
+          "STARSS sources flagged <= 2 %):")
+    tmp = tempfile.mkdtemp(prefix="foakit_accuracy_audits_")
+    pooled: dict[str, dict] = {}
+    try:
+        for name, (engine, seed, clips, rate, role) in SETS.items():
+            a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params)
+            print(_audit_line(name, a) + f"  [{role}]", flush=True)
+            p = pooled.setdefault(role, {})
+            for k, v in a.items():
+                p[k] = (tuple(x + y for x, y in zip(p[k], v, strict=True))
+                        if isinstance(v, tuple) else p.get(k, 0) + v) if k in p else v
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for role, p in pooled.items():
+        print(_audit_line(role, p))
+
+
+def analysis_params(pairs: list[str], base=None):
+    """``base`` (default ``AnalysisParams()``) with ``KEY=VALUE`` overrides, each value read
+    as its field's type (``true`` / ``false`` for flags)."""
     import dataclasses
 
     from foakit.params import AnalysisParams
 
-    base = AnalysisParams()
+    base = base or AnalysisParams()
     kw = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -278,16 +381,28 @@ def main() -> int:
                     help="run the five fan / yaw sets of the miss breakdown (two tuned, three "
                          "held out) and pool each group; --moving applies, the other set "
                          "options do not")
+    ap.add_argument("--audits", action="store_true",
+                    help="with --sets: also the SO-Bench and STARSS label audits on corpora "
+                         "written with each set's settings (corrupted labels flagged by field, "
+                         "clean labels flagged)")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="override an AnalysisParams field for the reverberant sets "
-                         "(repeatable), e.g. echo_event_contained=false")
+                    help="override an AnalysisParams field for the reverberant sets and "
+                         "(on the audits' own preset) the audits (repeatable), e.g. "
+                         "echo_event_contained=false")
     args = ap.parse_args()
     t0 = time.perf_counter()
     params = analysis_params(args.param)
+    if args.audits and not args.sets:
+        raise SystemExit("--audits runs with --sets")
     if args.sets:
         run_sets(args.moving, params)
+        if args.audits:
+            # the audits analyse with their own preset; --param overrides apply on top of it
+            from foakit.audit.preset import AUDIT_PARAMS
+
+            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS))
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:
