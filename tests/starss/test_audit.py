@@ -330,3 +330,30 @@ def test_an_onset_contradiction_needs_the_matched_peaks_to_disagree_too():
     right = {(1, 0): SourceTrack(1, 0, frames, np.full(40, -70.0), np.full(40, 10.0))}
     (v,), _ = audit_tracks("c", right, _clip_with(-70.0, [onset]))
     assert v.verdict == "consistent" and "event" in v.evidence
+
+
+def test_the_maps_time_shift_needs_an_onset_from_the_label_where_the_sound_starts():
+    """The map hears the labelled direction 2-6 s while the labels say 0-4 s: a shift of
+    +2 s, blamed only when an onset from the label's direction marks 2 s (a sound unmasked
+    when louder ones stop, or another source's floor reflection, has none)."""
+    from foakit.bench.starss.audit import audit_tracks
+    from foakit.bench.starss.audit_events import _onset_near
+
+    tracks = {(1, 0): SourceTrack(1, 0, np.arange(0, 40), np.full(40, -70.0),
+                                  np.full(40, 10.0))}
+    clip = _clip_with(-70.0, [])
+    (v,), _ = audit_tracks("c", tracks, clip)  # no onset array: the map alone decides
+    assert v.field == "time" and v.verdict == "suspicious"
+    assert v.estimate == pytest.approx([2.0, 6.0], abs=0.25)  # presence is smoothed
+    here = np.array([[2.1, -68.0, 12.0, 1.0, 0.9, 0.0]])
+    for onsets, flagged in ((here, True), (np.zeros((0, 6)), False),
+                            (here + [0, 40.0, 0, 0, 0, 0], False),   # another azimuth
+                            (here * [1, 1, -2, 1, 1, 1], False),     # 24 deg below
+                            (here + [1.5, 0, 0, 0, 0, 0], False)):   # 3.6 s: too late
+        clip.doa.onsets = onsets
+        (v,), _ = audit_tracks("c", tracks, clip)
+        assert (v.field == "time" and v.verdict == "suspicious") is flagged, onsets
+    cfg = StarssAuditConfig()
+    assert _onset_near(None, 2.0, -70.0, 10.0, cfg)
+    assert _onset_near(here, 2.6, -70.0, 10.0, cfg) and not _onset_near(here, 2.7, -70.0,
+                                                                          10.0, cfg)

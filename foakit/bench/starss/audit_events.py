@@ -153,6 +153,20 @@ def _onset_in_azimuth(events: list[dict], tr: SourceTrack, az: float,
     return None
 
 
+def _onset_near(onsets: np.ndarray | None, t: float, az: float, el: float,
+                cfg: StarssAuditConfig) -> bool:
+    """Whether an onset (:func:`foakit.audit.onsets.onset_directions`) within
+    ``onset_az_tol_deg`` of ``az`` and ``onset_el_tol_deg`` of ``el`` falls within
+    ``event_support_onset_s`` of time ``t``; True when the clip has no onset array."""
+    if onsets is None:
+        return True
+    o = np.asarray(onsets, dtype=float).reshape(-1, np.shape(onsets)[-1])
+    near = ((np.abs(o[:, 0] - t) <= cfg.event_support_onset_s)
+            & (np.abs((o[:, 1] - az + 180.0) % 360.0 - 180.0) <= cfg.onset_az_tol_deg)
+            & (np.abs(o[:, 2] - el) <= cfg.onset_el_tol_deg))
+    return bool(near.any())
+
+
 def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: float,
                          cfg: StarssAuditConfig, tracks: dict | None = None
                          ) -> tuple[dict, str, float] | None:

@@ -25,6 +25,7 @@ from .audit_events import (
     _onset_contradiction,
     _onset_elevation,
     _onset_in_azimuth,
+    _onset_near,
 )
 from .audit_match import (
     _match_clip,
@@ -215,7 +216,8 @@ def audit_tracks(
         if started is not None:
             ev["onset_event_azimuth"] = started
         if (abs(shift_s) >= cfg.min_shift_s - 1e-9 and iou_best - iou0 >= cfg.shift_gain
-                and iou_best >= cfg.shift_min_iou and started is None):
+                and iou_best >= cfg.shift_min_iou and started is None
+                and _onset_near(doa.onsets, t0 + shift_s, lab_az, lab_el, cfg)):
             conf = shift_confidence(iou_best - iou0)
             when = "late" if shift_s < 0 else "early"
             verdicts.append(LabelVerdict(
