@@ -357,3 +357,23 @@ def test_the_maps_time_shift_needs_an_onset_from_the_label_where_the_sound_start
     assert _onset_near(None, 2.0, -70.0, 10.0, cfg)
     assert _onset_near(here, 2.6, -70.0, 10.0, cfg) and not _onset_near(here, 2.7, -70.0,
                                                                           10.0, cfg)
+
+
+def test_onsets_from_the_label_overrule_an_event_that_contradicts_it():
+    """A reverberant event starting with the label from elsewhere blames the label unless
+    the onsets' first milliseconds come from the label and none from the event."""
+    from foakit.bench.starss.audit import audit_tracks
+
+    frames = np.arange(20, 60)
+    tracks = {(1, 0): SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))}
+    onset = {"onset_s": 2.05, "offset_s": 5.9, "azimuth_deg": -71.0, "elevation_deg": 9.0,
+             "motion": "stationary"}
+    from_label = np.array([[2.06, 68.0, 12.0, 1.0, 0.9, 0.0]])
+    from_event = np.array([[2.1, -70.0, 8.0, 1.0, 0.9, 0.0]])
+    for onsets, blamed in ((None, True), (np.zeros((0, 6)), True), (from_label, False),
+                           (np.vstack([from_label, from_event]), True), (from_event, True)):
+        clip = _clip_with(-70.0, [onset])
+        clip.doa.onsets = onsets
+        (v,), _ = audit_tracks("c", tracks, clip)
+        assert ("onset_event_hypothesis" in v.evidence) is blamed, onsets
+        assert ("onset_event_overruled" in v.evidence) is (not blamed)

@@ -15,10 +15,14 @@ Method
    mean error of matched pairs, ``LR`` = matched references / references.
 5. **Per-source verdicts** (from the clip's :class:`~foakit.audit.doamap.DoaMap`, 0.1 s x
    10 deg): a track whose labelled direction sounds clearly earlier or later than its frames
-   (IoU of its frames with the presence of its direction, shifted up to ``max_shift_s``) is
-   suspicious in ``time``.  Otherwise its directions are scored by their *prominence* over
-   its frames (share of the directional energy near the label over that of the strongest
-   direction, with the cones of the other tracks labelled at the same time removed):
+   (IoU of its frames with the presence of its direction, shifted up to ``max_shift_s``),
+   with an onset from that direction (:mod:`foakit.audit.onsets`, within
+   ``event_support_onset_s``) where the moved frames start, is suspicious in ``time``: a
+   sound that only dominates once louder ones stop, or another source's floor reflection,
+   sounds from the label late without starting there.  Otherwise its directions are
+   scored by their *prominence* over its frames (share of the directional energy near the
+   label over that of the strongest direction, with the cones of the other tracks labelled
+   at the same time removed):
    prominent -> consistent; not prominent and the Hungarian-matched peaks disagree too ->
    suspicious in ``azimuth`` (the reason names a hypothesis under which the labels fit, if
    one does); the mirrored elevation much more prominent -> suspicious in ``elevation``;

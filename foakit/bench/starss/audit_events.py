@@ -167,6 +167,17 @@ def _onset_near(onsets: np.ndarray | None, t: float, az: float, el: float,
     return bool(near.any())
 
 
+def _onsets_side_with_label(onsets: np.ndarray | None, t: float, label: tuple[float, float],
+                            heard: tuple[float, float], cfg: StarssAuditConfig) -> bool:
+    """Whether the onsets within ``event_support_onset_s`` of time ``t`` come from the label
+    (``label`` az / el) and none from the event's direction ``heard``: the first
+    milliseconds of the sound precede the reflections that pull a reverberant event's
+    direction away, so they overrule it."""
+    if onsets is None:
+        return False
+    return (_onset_near(onsets, t, *label, cfg) and not _onset_near(onsets, t, *heard, cfg))
+
+
 def _onset_contradiction(events: list[dict], tr: SourceTrack, az: float, el: float,
                          cfg: StarssAuditConfig, tracks: dict | None = None
                          ) -> tuple[dict, str, float] | None:

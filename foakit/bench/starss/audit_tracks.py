@@ -26,6 +26,7 @@ from .audit_events import (
     _onset_elevation,
     _onset_in_azimuth,
     _onset_near,
+    _onsets_side_with_label,
 )
 from .audit_match import (
     _match_clip,
@@ -247,6 +248,11 @@ def audit_tracks(
         # put peaks near
         con = _onset_contradiction(doa.events, tr, lab_az, lab_el, cfg, tracks) \
             if ev.get("median_error_deg", 180.0) > cfg.match_deg else None
+        if con is not None and _onsets_side_with_label(
+                doa.onsets, con[0]["onset_s"], (lab_az, lab_el),
+                (con[0]["azimuth_deg"], con[0]["elevation_deg"]), cfg):
+            ev["onset_event_overruled"] = con[0]
+            con = None
         if con is not None:
             cev, h, ang = con
             ev.update(onset_event=cev, onset_event_hypothesis=h)
