@@ -243,12 +243,13 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     about a fifth of the sources corrupted (``inject_starss_errors``), the corrupted ones."""
     import os
 
-    from audit_bar import sobench_flags, starss_flags
+    from audit_bar import pr, sobench_flags, starss_flags
 
     from foakit.bench.sobench.audit import audit_sobench
     from foakit.bench.sobench.inject import inject_sobench_errors
     from foakit.bench.sobench.synth import write_sobench_corpus
     from foakit.bench.starss.audit import audit_starss
+    from foakit.bench.starss.format import LABEL_HOP_S
     from foakit.bench.starss.inject import inject_starss_errors
     from foakit.bench.starss.synth import write_starss_corpus
 
@@ -265,9 +266,9 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     for f in FIELDS:
         got = [c["qa_id"] in flagged for c in changes if c["field"] == f]
         out[f] = (sum(got), len(got))
-    injected = {c["qa_id"] for c in changes}
-    out["injected"] = (len(flagged & injected), len(injected))
-    out["false_flags"] = len(flagged - injected)
+    got = pr(flagged, {c["qa_id"] for c in changes})
+    out["injected"] = (got["true_flags"], got["injected"])
+    out["false_flags"] = got["flags"] - got["true_flags"]
     # a fifth of every field leaves a few elevation labels a set; a second copy flips the
     # sign of a third of the eligible elevations (|el| >= 15 deg) alone
     el_bad = os.path.join(tmp, name, "sobench_elevation")
@@ -283,15 +284,15 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     out["starss_sources"] = res.summary["counts"]["total"]
     out["starss_clean_flagged"] = len(starss_flags(res))
     bad_meta = os.path.join(tmp, name, "starss_meta_bad")
-    n_frames = {os.path.splitext(f)[0]: int(round(10.0 / 0.1))
+    n_frames = {os.path.splitext(f)[0]: int(round(kw["duration_s"] / LABEL_HOP_S))
                 for f in os.listdir(os.path.join(root, "foa_dev"))}
     st_changes = inject_starss_errors(os.path.join(root, "metadata_dev"), bad_meta, rate=0.2,
                                       seed=seed + 1, n_frames=n_frames)
     st_flagged = starss_flags(audit_starss(os.path.join(root, "foa_dev"), bad_meta,
                                            params=params))
-    st_injected = {(c["audio_id"], c["class"], c["source"]) for c in st_changes}
-    out["starss_injected"] = (len(st_flagged & st_injected), len(st_injected))
-    out["starss_false_flags"] = len(st_flagged - st_injected)
+    got = pr(st_flagged, {(c["audio_id"], c["class"], c["source"]) for c in st_changes})
+    out["starss_injected"] = (got["true_flags"], got["injected"])
+    out["starss_false_flags"] = got["flags"] - got["true_flags"]
     return out
 
 
@@ -325,8 +326,12 @@ def run_audits(moving: float = 0.0, params=None) -> None:
             print(_audit_line(name, a) + f"  [{role}]", flush=True)
             p = pooled.setdefault(role, {})
             for k, v in a.items():
-                p[k] = (tuple(x + y for x, y in zip(p[k], v, strict=True))
-                        if isinstance(v, tuple) else p.get(k, 0) + v) if k in p else v
+                if k not in p:
+                    p[k] = v
+                elif isinstance(v, tuple):  # (found, of)
+                    p[k] = tuple(x + y for x, y in zip(p[k], v, strict=True))
+                else:
+                    p[k] += v
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for role, p in pooled.items():

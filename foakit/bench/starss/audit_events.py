@@ -15,7 +15,7 @@ import numpy as np
 
 from ...audit.hypotheses import ANGLE_HYPOTHESES, apply_hypothesis
 from ...audit.onsets import elevation_votes, onset_side
-from ...conventions import direction_to_vector
+from ...conventions import azimuth_difference, direction_to_vector
 from .audit_config import StarssAuditConfig
 from .format import LABEL_HOP_S, SourceTrack
 
@@ -162,7 +162,7 @@ def _onset_near(onsets: np.ndarray | None, t: float, az: float, el: float,
         return True
     o = np.asarray(onsets, dtype=float).reshape(-1, np.shape(onsets)[-1])
     near = ((np.abs(o[:, 0] - t) <= cfg.event_support_onset_s)
-            & (np.abs((o[:, 1] - az + 180.0) % 360.0 - 180.0) <= cfg.onset_az_tol_deg)
+            & (np.abs(azimuth_difference(o[:, 1], az)) <= cfg.onset_az_tol_deg)
             & (np.abs(o[:, 2] - el) <= cfg.onset_el_tol_deg))
     return bool(near.any())
 
