@@ -12,13 +12,17 @@
   source, 5-15 dB below the sources) in a share P of the clips, and (``--yaw``) the
   microphone at a random yaw: then also how often the fan is reported as background (its
   direction within 20 deg), how often a clip without one gets a background, and how many
-  reported events start in the first 0.1 s and match no true source.
+  reported events start in the first 0.1 s and match no true source;
+* optionally (``--real-sources``) the same scenes with recorded source signals (speech,
+  instruments, music, drums and effects from Debian packages, :class:`RealSources`) in
+  place of the synthetic families.
 
     python benchmarks/accuracy.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                   [--anechoic] [--single] [--rate 16000] [--duration 10]
                                   [--sources 1 3] [--rt60 0.2 0.8] [--fan 0.0] [--yaw]
-                                  [--moving 0.0] [--skip-anechoic]
-    python benchmarks/accuracy.py --sets [--moving P] [--audits] [--param KEY=VALUE ...]
+                                  [--moving 0.0] [--skip-anechoic] [--real-sources]
+    python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
+                                  [--param KEY=VALUE ...]
 
 ``--sets`` runs the five fan / yaw sets of the miss breakdown (:data:`SETS`: two the
 thresholds were chosen on, three held out) with one line each, then each group pooled,
@@ -61,13 +65,109 @@ def anechoic(n: int, seed: int) -> tuple[float, float]:
     return worst_az, worst_el
 
 
+class RealSources:
+    """Recorded dry signals for the sources of a scene: the speech, instrument, music, drum
+    and effect recordings Debian packages ship (``benchmarks/real_recordings.py`` fetches
+    them with ``apt-get download``; nothing is installed).  One package's recordings of one
+    kind make a group (a sound class); the sources of a scene draw distinct groups.
+
+    A source's signal is a random excerpt of one recording of its group, or, when the
+    recording is shorter than the source's drawn span, several of the group's recordings
+    one after another with 0.05-0.3 s pauses (a speaker saying several words, several
+    knocks), cut to the span; its start and end below the trim floor (20 ms frames 20 dB
+    below its loudest) are then cut off and the source's onset and offset moved to where
+    its sound starts and ends, so the truth is where the recording is heard.  No analysis
+    threshold was chosen on these recordings."""
+
+    #: Frame (s) and floor (dB below the loudest frame) of the trim: the scenes' noise sits
+    #: 8-20 dB below the sources' mean level, so a recording's lead-in (hiss, breath, a
+    #: slow swell) 20 dB and more below its loudest frame is not heard in them and no label
+    #: would start there
+    TRIM_FRAME_S, TRIM_DB = 0.02, 20.0
+
+    def __init__(self, cache=None, *, cap: int = 40) -> None:
+        from pathlib import Path
+
+        from real_recordings import catalogue, default_cache, fetch
+
+        cache = Path(cache) if cache else default_cache()
+        fetch(cache)
+        self.rows = catalogue(cache, cap=cap)
+        self.groups = sorted({(r["package"], r["kind"]) for r in self.rows})
+        self._cache: dict = {}
+
+    def _sound(self, k: int, rate: int) -> np.ndarray | None:
+        """Recording ``k`` at ``rate``, peak 1, silent ends trimmed; None when unreadable."""
+        import soundfile as sf
+        from real_recordings import _load
+
+        key = (k, rate)
+        if key not in self._cache:
+            try:
+                y = _load(self.rows[k]["file"], rate)
+            except (sf.LibsndfileError, RuntimeError):  # a few samples are not decodable
+                y = np.zeros(0)
+            lo, hi = self._active_span(y, rate)
+            y = y[lo:hi]
+            self._cache[key] = y / np.max(np.abs(y)) if hi - lo > 0 else None
+        return self._cache[key]
+
+    @classmethod
+    def _active_span(cls, y: np.ndarray, rate: int) -> tuple[int, int]:
+        """First and end sample of the frames within ``TRIM_DB`` of the loudest."""
+        f = max(1, int(cls.TRIM_FRAME_S * rate))
+        m = len(y) // f
+        if m == 0 or not np.any(y):
+            return 0, 0
+        pw = np.mean(y[: m * f].reshape(m, f) ** 2, axis=1)
+        on = np.flatnonzero(pw >= pw.max() * 10 ** (-cls.TRIM_DB / 10))
+        return int(on[0] * f), int((on[-1] + 1) * f)
+
+    def scene(self, scene, rng: np.random.Generator):
+        """``scene`` with its sources' spans moved to their recordings' sound, and the dry
+        signals (one per source) to render it with."""
+        import dataclasses
+
+        rate = scene.sample_rate
+        picks = rng.choice(len(self.groups), size=len(scene.sources), replace=False)
+        sources, signals = [], []
+        for src, g in zip(scene.sources, picks, strict=True):
+            members = [k for k, r in enumerate(self.rows)
+                       if (r["package"], r["kind"]) == self.groups[g]]
+            n = int(round((src.offset_s - src.onset_s) * rate))
+            pieces, total = [], 0
+            for k in rng.permutation(members):
+                y = self._sound(int(k), rate)
+                if y is None:
+                    continue
+                if not pieces and len(y) > n:
+                    start = int(rng.integers(0, len(y) - n + 1))
+                    y = y[start:start + n]
+                pieces += [y, np.zeros(int(rng.uniform(0.05, 0.3) * rate))]
+                total += len(y) + len(pieces[-1])
+                if total >= n:
+                    break
+            sig = np.concatenate(pieces)[:n] if pieces else np.zeros(0)
+            lo, hi = self._active_span(sig, rate)
+            if hi - lo < int(0.1 * rate):  # nothing usable: the synthetic signal stays
+                sources.append(src)
+                signals.append(None)
+                continue
+            onset = src.onset_s + lo / rate
+            sources.append(dataclasses.replace(src, onset_s=onset,
+                                               offset_s=onset + (hi - lo) / rate))
+            signals.append(sig[lo:hi])
+        return dataclasses.replace(scene, sources=sources), signals
+
+
 def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
                 rate: int = 16000, duration: float = 10.0,
                 sources: tuple[int, int] = (1, 3), fan: float = 0.0, yaw: bool = False,
-                moving: float = 0.0):
+                moving: float = 0.0, real: RealSources | None = None):
     """Clip ``i`` of a :func:`reverberant` set: its scene, fan (a
-    :class:`~foakit.synth.render.Interferer` or None), microphone yaw (degrees) and the
-    rendered 4-channel samples."""
+    :class:`~foakit.synth.render.Interferer` or None), microphone yaw (degrees), the
+    rendered 4-channel samples and the sources' dry signals (None: the synthetic
+    families; with ``real``, recordings)."""
     from foakit.synth import random_scene, render_scene
     from foakit.synth.render import draw_interferer_and_yaw
 
@@ -83,20 +183,24 @@ def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
     # the fan and the yaw come from their own stream, so scenes stay those of the seed
     itf, mic_yaw = draw_interferer_and_yaw(np.random.default_rng([seed, i, 28]), fan=fan,
                                            yaw=yaw)
-    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw)
-    return scene, itf, mic_yaw, x
+    signals = None
+    if real is not None:
+        scene, signals = real.scene(scene, np.random.default_rng([seed, i, 29]))
+    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw,
+                     signals=signals)
+    return scene, itf, mic_yaw, x, signals
 
 
 def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                 single: bool = False, *, rate: int = 16000, duration: float = 10.0,
                 sources: tuple[int, int] = (1, 3), fan: float = 0.0, yaw: bool = False,
-                moving: float = 0.0) -> dict:
+                moving: float = 0.0, real: RealSources | None = None) -> dict:
     """1-3 overlapping sources at SNR 8-20 dB, each moving with probability ``moving``
     (stationary at 0, the scenes of the seed unchanged), or (``single``) one source at SNR
     15-30 dB that moves in about a third of the clips (the SO-Bench single-source setting);
     then also the share of clips whose most salient event has the right motion label.
     ``fan``: the share of clips with a steady directional interferer; ``yaw``: the
-    microphone at a random yaw."""
+    microphone at a random yaw; ``real``: recorded source signals (:class:`RealSources`)."""
     from foakit.analysis import analyze_samples
     from foakit.conventions import angular_distance
     from foakit.evaluate import match_clip, summarise
@@ -110,9 +214,9 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     # as many undetected true sources as are missing (the count then follows detection)
     over = under = under_undetected = 0
     for i in range(n):
-        scene, itf, mic_yaw, x = render_clip(i, seed, engine, rt60, single, rate=rate,
-                                             duration=duration, sources=sources, fan=fan,
-                                             yaw=yaw, moving=moving)
+        scene, itf, mic_yaw, x, signals = render_clip(
+            i, seed, engine, rt60, single, rate=rate, duration=duration, sources=sources,
+            fan=fan, yaw=yaw, moving=moving, real=real)
         res = analyze_samples(x, scene.sample_rate, params=params)
         truth = [yawed_truth(s.to_dict(), mic_yaw) for s in scene.sources]
         events = [e.to_dict() for e in res.events]
@@ -129,7 +233,7 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                                        itf.elevation_deg)) <= 20.0 for b in background))
         else:
             bg_false.append(bool(background))
-        for m, snr in zip(clip_matches, direct_snr_db(scene), strict=True):
+        for m, snr in zip(clip_matches, direct_snr_db(scene, signals=signals), strict=True):
             m.extra["direct_snr_db"] = snr
         matches += clip_matches
         counts.append((len(scene.sources), res.n_sources))
@@ -203,18 +307,20 @@ def _set_line(name: str, s: dict) -> str:
     return line
 
 
-def run_sets(moving: float = 0.0, params=None) -> None:
+def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None) -> None:
     """The five fan / yaw sets (``--skip-anechoic --fan 0.5 --yaw --sources 1 4 --rt60 0.2
-    0.9``), one line each, then the tuned and the held-out ones pooled."""
+    0.9``), one line each, then the tuned and the held-out ones pooled; with ``real``, the
+    same scenes with recorded source signals."""
     from foakit.evaluate import summarise
 
     pooled: dict[str, dict] = {}
     summed = ("unmatched_events", "count_over", "count_under", "count_under_undetected")
     print(f"fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources, fan in half the clips, microphone "
-          f"at a random yaw, 10 s; a share {moving:g} of the sources moving):")
+          f"at a random yaw, 10 s; a share {moving:g} of the sources moving"
+          + ("; recorded source signals" if real else "") + "):")
     for name, (engine, seed, clips, rate, role) in SETS.items():
         s = reverberant(clips, seed, engine, params=params, rt60=(0.2, 0.9), rate=rate,
-                        sources=(1, 4), fan=0.5, yaw=True, moving=moving)
+                        sources=(1, 4), fan=0.5, yaw=True, moving=moving, real=real)
         print(_set_line(name, s) + f"  [{engine} seed {seed}, {rate} Hz, {role}]",
               flush=True)
         p = pooled.setdefault(role, dict.fromkeys(("matches", "counts"), ()))
@@ -392,6 +498,12 @@ def main() -> int:
                          "clean labels flagged)")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
+    ap.add_argument("--real-sources", action="store_true",
+                    help="recorded source signals (speech, instruments, music, drums, "
+                         "effects Debian packages ship; fetched once with apt-get download) "
+                         "in place of the synthetic families")
+    ap.add_argument("--cache", default=None,
+                    help="where the recordings are kept (default: real_recordings.py's)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="override an AnalysisParams field for the reverberant sets and "
                          "(on the audits' own preset) the audits (repeatable), e.g. "
@@ -401,8 +513,9 @@ def main() -> int:
     params = analysis_params(args.param)
     if args.audits and not args.sets:
         raise SystemExit("--audits runs with --sets")
+    real = RealSources(args.cache) if args.real_sources else None
     if args.sets:
-        run_sets(args.moving, params)
+        run_sets(args.moving, params, real)
         if args.audits:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
@@ -418,11 +531,13 @@ def main() -> int:
             (0.3, 0.8) if args.single else (0.2, 0.8))
     s = reverberant(args.clips, args.seed, args.engine, params, rt60=rt60, single=args.single,
                     rate=args.rate, duration=args.duration, sources=tuple(args.sources),
-                    fan=args.fan, yaw=args.yaw, moving=args.moving)
+                    fan=args.fan, yaw=args.yaw, moving=args.moving, real=real)
     room = "anechoic" if args.anechoic else f"reverberant ({args.engine}, RT60 {rt60})"
     room += f", {args.rate} Hz / {args.duration:g} s"
     if args.yaw:
         room += ", microphone at a random yaw"
+    if real:
+        room += ", recorded source signals"
     if args.single:
         room += ", one source (a third moving)"
     elif args.moving:

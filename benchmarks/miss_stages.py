@@ -272,7 +272,7 @@ def main() -> int:
     trace: dict = {}
     with recording(trace):
         for i in range(args.clips):
-            scene, _, mic_yaw, x = render_clip(
+            scene, _, mic_yaw, x, _ = render_clip(
                 i, args.seed, args.engine, tuple(args.rt60), rate=args.rate,
                 duration=args.duration, sources=tuple(args.sources), fan=args.fan,
                 yaw=args.yaw, moving=args.moving)

@@ -99,7 +99,7 @@ def main() -> int:
     try:
         with recording(trace):
             for i in range(args.clips):
-                scene, _, yaw, x = render_clip(i, args.seed, args.engine, (0.2, 0.9),
+                scene, _, yaw, x, _ = render_clip(i, args.seed, args.engine, (0.2, 0.9),
                                                rate=args.rate, duration=10.0, sources=(1, 4),
                                                fan=0.5, yaw=True)
                 truth = [yawed_truth(s.to_dict(), yaw) for s in scene.sources]

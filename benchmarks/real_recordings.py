@@ -155,17 +155,18 @@ def catalogue(cache: Path, *, cap: int) -> list[dict]:
     return out
 
 
-def _load(path: Path) -> np.ndarray:
+def _load(path: Path, rate: int = SR) -> np.ndarray:
+    """The recording's channel mean at ``rate`` (Hz)."""
     import soundfile as sf
     from scipy.signal import resample_poly
 
     x, sr = sf.read(str(path), dtype="float64", always_2d=True)
     x = x.mean(axis=1)
-    if sr != SR:
+    if sr != rate:
         from math import gcd
 
-        g = gcd(int(sr), SR)
-        x = resample_poly(x, SR // g, int(sr) // g)
+        g = gcd(int(sr), rate)
+        x = resample_poly(x, rate // g, int(sr) // g)
     return x
 
 

@@ -151,6 +151,39 @@ def test_direct_snr_per_source_from_the_rendered_direct_sound():
         direct_snr_db(src)
 
 
+def test_render_scene_places_given_dry_signals():
+    src = [Source(-90, 10, 1.0, 2.0, 4.5, "piano"),
+           Source(30, 0, 2.0, 1.0, 3.0, "speech", level_db=-6.0)]
+    rng = np.random.default_rng(5)
+    rec = rng.standard_normal(int(1.2 * SR)) * np.hanning(int(1.2 * SR))  # shorter than 2 s
+    scene = Scene(src, 6.0, seed=4)
+    got = render_scene(scene, signals=[None, rec]).astype(float)
+    # None keeps the synthetic family: the first source alone renders as without signals
+    other = render_scene(Scene(src[:1], 6.0, seed=4)).astype(float)
+    first = got - other
+    a, b = int(1.0 * SR), int(3.0 * SR)
+    w = first[0, a:b]
+    # zero-padded after the recording, faded, unit RMS over the source's span, then its
+    # level and 1 / distance
+    assert not np.any(np.abs(w[int(1.2 * SR):]) > 1e-6)
+    assert np.sqrt(np.mean(w * w)) == pytest.approx(10 ** (-6 / 20) / 2.0, rel=1e-4)
+    inner = slice(int(0.1 * SR), int(1.1 * SR))
+    assert np.corrcoef(w[inner], rec[inner])[0, 1] > 0.9999
+    assert not np.any(np.abs(first[:, :a]) > 1e-6) and not np.any(np.abs(first[:, b:]) > 1e-6)
+    # a longer recording is cut to the span; the per-source SNR uses the same signals
+    long = rng.standard_normal(10 * SR)
+    noisy = Scene(src, 6.0, seed=4, snr_db=12.0)
+    assert render_scene(noisy, signals=[long, long]).shape == (4, 6 * SR)
+    assert direct_snr_db(noisy, signals=[None, long]) != direct_snr_db(noisy)
+    assert np.array_equal(render_scene(noisy, signals=[None, None]), render_scene(noisy))
+    for bad, msg in (([rec], "signals has 1 entries for 2 sources"),
+                     ([None, rec[None, :]], r"signals\[1\] must be a non-empty 1-D array"),
+                     ([np.zeros(SR), None], r"signals\[0\] is silent"),
+                     ([None, np.full(SR, np.nan)], r"signals\[1\] has non-finite")):
+        with pytest.raises(ParameterError, match=msg):
+            render_scene(scene, signals=bad)
+
+
 # --------------------------------------------------------------------------- signals, noise
 
 

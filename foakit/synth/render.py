@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from scipy import signal as sps
@@ -54,7 +56,7 @@ from scipy import signal as sps
 from ..conventions import direction_to_vector, encode_plane_wave
 from ..errors import BackendUnavailable, ParameterError
 from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
-from .signals import source_signal
+from .signals import apply_fades, source_signal
 
 __all__ = [
     "ENGINES",
@@ -470,16 +472,43 @@ def room_impulse_response(
     return _ism_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct)
 
 
-def _source_signals(scene: Scene):
+def _fit_signal(x: Any, n: int, sample_rate: int, index: int) -> np.ndarray:
+    """A given dry signal as :func:`render_scene` places it: cut or zero-padded to the
+    source's ``n`` samples, with :func:`apply_fades`, unit RMS over the ``n`` samples (as the
+    synthetic families are)."""
+    y = np.asarray(x, dtype=float)
+    if y.ndim != 1 or y.size == 0:
+        raise ParameterError(f"signals[{index}] must be a non-empty 1-D array, got shape "
+                             f"{y.shape}")
+    if not np.all(np.isfinite(y)):
+        raise ParameterError(f"signals[{index}] has non-finite samples")
+    out = np.zeros(n)
+    out[: min(n, y.size)] = y[:n]
+    apply_fades(out[: min(n, y.size)], sample_rate)
+    rms = float(np.sqrt(np.mean(out * out)))
+    if not rms > 0:
+        raise ParameterError(f"signals[{index}] is silent over the source's "
+                             f"{n / sample_rate:.3f} s")
+    return out / rms
+
+
+def _source_signals(scene: Scene, signals: Sequence[Any] | None = None):
     """(index, source, first sample, end sample, signal at its level) of each source that
-    lasts at least a sample: the dry signals :func:`render_scene` places (seeded per source)."""
+    lasts at least a sample: the dry signals :func:`render_scene` places (seeded per source,
+    or ``signals[i]`` where given)."""
     sr, n = scene.sample_rate, scene.n_samples
+    if signals is not None and len(signals) != len(scene.sources):
+        raise ParameterError(f"signals has {len(signals)} entries for "
+                             f"{len(scene.sources)} sources")
     for i, src in enumerate(scene.sources):
         a = int(round(src.onset_s * sr))
         b = min(int(round(src.offset_s * sr)), n)
         if b <= a:
             continue
-        s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
+        if signals is not None and signals[i] is not None:
+            s = _fit_signal(signals[i], b - a, sr, i)
+        else:
+            s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
         yield i, src, a, b, s * 10.0 ** (src.level_db / 20.0)
 
 
@@ -490,13 +519,21 @@ def _noise_power(direct_w: np.ndarray, active: np.ndarray, snr_db: float) -> flo
     return p_sig / 10.0 ** (snr_db / 10.0)
 
 
-def direct_snr_db(scene: Scene) -> list[float | None]:
+def direct_snr_db(scene: Scene, *, signals: Sequence[Any] | None = None
+                  ) -> list[float | None]:
     """Each source's own direct-sound SNR (dB): the mean W power of its direct sound over its
     own span against the background noise's W power.
 
     ``scene.snr_db`` is set against the *summed* direct sounds (see :func:`render_scene`),
     so in a scene of several sources a far, quiet one sits well below it; this tells how
     audible each source is on its own (benchmarks break accuracy down by it).
+
+    Parameters
+    ----------
+    scene : Scene
+        The scene.
+    signals : sequence, optional
+        The dry signals given to :func:`render_scene`, if any.
 
     Returns
     -------
@@ -513,7 +550,7 @@ def direct_snr_db(scene: Scene) -> list[float | None]:
     direct_w = np.zeros(n)
     active = np.zeros(n, dtype=bool)
     own = {}
-    for i, src, a, b, s in _source_signals(scene):
+    for i, src, a, b, s in _source_signals(scene, signals):
         d = (1.0 / src.distance_m) * s  # as render_scene scales it
         direct_w[a:b] += d
         active[a:b] = True
@@ -525,7 +562,8 @@ def direct_snr_db(scene: Scene) -> list[float | None]:
 
 
 def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer | None = None,
-                 mic_yaw_deg: float = 0.0) -> np.ndarray:
+                 mic_yaw_deg: float = 0.0, signals: Sequence[Any] | None = None
+                 ) -> np.ndarray:
     """Render a scene to ambiX FOA.
 
     Parameters
@@ -540,6 +578,11 @@ def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer |
     mic_yaw_deg : float
         The microphone's yaw: every rendered direction's azimuth is lowered by it
         (:func:`yawed_truth` gives the truth it then hears).
+    signals : sequence, optional
+        One entry per source: None (the source's synthetic family, seeded from
+        ``scene.seed``) or its dry signal, a 1-D array at ``scene.sample_rate`` (a
+        recording), cut or zero-padded to the source's span, faded and scaled to unit RMS
+        over it like the synthetic ones, so ``level_db`` and ``snr_db`` keep their meaning.
 
     Returns
     -------
@@ -557,7 +600,7 @@ def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer |
     out = np.zeros((4, n))
     direct_w = np.zeros(n)
     active = np.zeros(n, dtype=bool)
-    for i, src, a, b, s in _source_signals(scene):
+    for i, src, a, b, s in _source_signals(scene, signals):
         g = 1.0 / src.distance_m
         if src.is_moving:  # conventions.direction_to_vector needs equal shapes
             az = src.azimuth_at((a + np.arange(b - a)) / sr)

@@ -1,0 +1,64 @@
+"""benchmarks/accuracy.py's recorded source signals: spans follow the recordings' sound."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from foakit.synth import Scene, Source, render_scene
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def accuracy(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("accuracy", ROOT / "benchmarks" / "accuracy.py")
+    mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "accuracy", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _pool(accuracy, tmp_path):
+    sr = 16000
+    rng = np.random.default_rng(0)
+    t = np.arange(sr) / sr
+    # a 1 s tone after 0.5 s of hiss 30 dB below it, and a 5 s noise
+    word = np.concatenate([0.02 * rng.standard_normal(sr // 2), 0.9 * np.sin(2e3 * t)])
+    sf.write(tmp_path / "word.wav", word, sr)
+    sf.write(tmp_path / "long.wav", 0.3 * rng.standard_normal(5 * sr), sr)
+    pool = object.__new__(accuracy.RealSources)
+    pool.rows = [{"package": "p", "kind": "speech", "file": tmp_path / "word.wav"},
+                 {"package": "q", "kind": "effect", "file": tmp_path / "long.wav"}]
+    pool.groups = [("p", "speech"), ("q", "effect")]
+    pool._cache = {}
+    return pool
+
+
+def test_recorded_sources_span_where_the_recording_sounds(accuracy, tmp_path):
+    pool = _pool(accuracy, tmp_path)
+    scene = Scene([Source(30, 0, 2.0, 1.0, 4.0, "speech"), Source(-90, 0, 1.0, 2.0, 4.0, "dog")],
+                  6.0, seed=3)
+    for seed in range(4):
+        got, signals = pool.scene(scene, np.random.default_rng(seed))
+        kinds = []
+        for src, new, sig in zip(scene.sources, got.sources, signals, strict=True):
+            if len(sig) < 1.5 * 16000:  # the word: its hiss is cut, then it ends after 1 s
+                kinds.append("word")
+                assert new.onset_s == pytest.approx(src.onset_s, abs=1e-9)
+                assert new.offset_s - new.onset_s == pytest.approx(1.0, abs=0.021)
+            else:  # the noise: an excerpt filling the drawn span
+                kinds.append("long")
+                assert new.offset_s - new.onset_s == pytest.approx(src.offset_s - src.onset_s,
+                                                                   abs=0.021)
+            assert len(sig) == pytest.approx((new.offset_s - new.onset_s) * 16000, abs=1)
+            assert (new.azimuth_deg, new.distance_m) == (src.azimuth_deg, src.distance_m)
+        assert sorted(kinds) == ["long", "word"]  # distinct groups in one scene
+        x = render_scene(got, signals=signals)
+        assert x.shape == (4, 6 * 16000) and np.all(np.isfinite(x))
