@@ -75,8 +75,9 @@ class RealSources:
     recording is shorter than the source's drawn span, several of the group's recordings
     one after another with 0.05-0.3 s pauses (a speaker saying several words, several
     knocks), cut to the span; its start and end below the trim floor (20 ms frames 20 dB
-    below its loudest) are then cut off and the source's onset and offset moved to where
-    its sound starts and ends, so the truth is where the recording is heard.  No analysis
+    below its loudest) are then cut off, it ends at its first pause of a second or more,
+    and the source's onset and offset move to where its sound starts and ends, so the truth
+    is where the recording is heard.  No analysis
     threshold was chosen on these recordings."""
 
     #: Frame (s) and floor (dB below the loudest frame) of the trim: the scenes' noise sits
@@ -84,6 +85,9 @@ class RealSources:
     #: slow swell) 20 dB and more below its loudest frame is not heard in them and no label
     #: would start there
     TRIM_FRAME_S, TRIM_DB = 0.02, 20.0
+    #: A source ends at its first pause (frames below the trim floor) this long (s): a
+    #: label spans one sound with short pauses, not two sounds a long silence apart
+    MAX_PAUSE_S = 1.0
 
     def __init__(self, cache=None, *, cap: int = 40) -> None:
         from pathlib import Path
@@ -113,15 +117,19 @@ class RealSources:
         return self._cache[key]
 
     @classmethod
-    def _active_span(cls, y: np.ndarray, rate: int) -> tuple[int, int]:
-        """First and end sample of the frames within ``TRIM_DB`` of the loudest."""
+    def _active_span(cls, y: np.ndarray, rate: int, *, max_pause_s: float = np.inf
+                     ) -> tuple[int, int]:
+        """First and end sample of the frames within ``TRIM_DB`` of the loudest, up to the
+        first run of quieter frames of ``max_pause_s`` or more."""
         f = max(1, int(cls.TRIM_FRAME_S * rate))
         m = len(y) // f
         if m == 0 or not np.any(y):
             return 0, 0
         pw = np.mean(y[: m * f].reshape(m, f) ** 2, axis=1)
         on = np.flatnonzero(pw >= pw.max() * 10 ** (-cls.TRIM_DB / 10))
-        return int(on[0] * f), int((on[-1] + 1) * f)
+        long = np.flatnonzero(np.diff(on) * f >= max_pause_s * rate)
+        last = on[long[0]] if long.size else on[-1]
+        return int(on[0] * f), int((last + 1) * f)
 
     def scene(self, scene, rng: np.random.Generator):
         """``scene`` with its sources' spans moved to their recordings' sound, and the dry
@@ -148,7 +156,7 @@ class RealSources:
                 if total >= n:
                     break
             sig = np.concatenate(pieces)[:n] if pieces else np.zeros(0)
-            lo, hi = self._active_span(sig, rate)
+            lo, hi = self._active_span(sig, rate, max_pause_s=self.MAX_PAUSE_S)
             if hi - lo < int(0.1 * rate):  # nothing usable: the synthetic signal stays
                 sources.append(src)
                 signals.append(None)

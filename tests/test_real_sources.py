@@ -62,3 +62,16 @@ def test_recorded_sources_span_where_the_recording_sounds(accuracy, tmp_path):
         assert sorted(kinds) == ["long", "word"]  # distinct groups in one scene
         x = render_scene(got, signals=signals)
         assert x.shape == (4, 6 * 16000) and np.all(np.isfinite(x))
+
+
+def test_a_recorded_source_ends_at_its_first_long_pause(accuracy):
+    span = accuracy.RealSources._active_span
+    sr = 16000
+    beep = np.ones(sr // 5)
+    short, long = np.zeros(sr // 2), np.zeros(int(1.5 * sr))
+    # quiet ends are trimmed; a 0.5 s pause stays inside, a 1.5 s one ends the source
+    y = np.r_[0.01 * beep, beep, short, beep, long, beep]
+    lo, hi = span(y, sr, max_pause_s=1.0)
+    assert (lo, hi) == (len(beep), 3 * len(beep) + len(short))
+    assert span(y, sr) == (len(beep), len(y))
+    assert span(np.zeros(sr), sr) == (0, 0)
