@@ -28,9 +28,9 @@
 thresholds were chosen on, three held out) with one line each, then each group pooled,
 including the events that match no true source and, with ``--moving``, the moving sources.
 ``--audits`` adds the SO-Bench and STARSS label audits on corpora written with each set's
-settings: the share of corrupted labels (elevation, azimuth, onset, span) the SO-Bench audit
-flags, the share of clean labels and clean STARSS sources flagged, and the corrupted STARSS
-sources flagged.
+settings (with ``--real-sources``, recorded sources there too): the share of corrupted
+labels (elevation, azimuth, onset, span) the SO-Bench audit flags, the share of clean
+labels and clean STARSS sources flagged, and the corrupted STARSS sources flagged.
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
 reported on other seeds and ``--engine pyroomacoustics`` sets.
@@ -69,7 +69,8 @@ class RealSources:
     """Recorded dry signals for the sources of a scene: the speech, instrument, music, drum
     and effect recordings Debian packages ship (``benchmarks/real_recordings.py`` fetches
     them with ``apt-get download``; nothing is installed).  One package's recordings of one
-    kind make a group (a sound class); the sources of a scene draw distinct groups.
+    kind make a group (a sound class); the sources of a scene draw distinct groups, a
+    source labelled speech a speech group and any other a group of other sounds.
 
     A source's signal is a random excerpt of one recording of its group, or, when the
     recording is shorter than the source's drawn span, several of the group's recordings
@@ -137,7 +138,12 @@ class RealSources:
         import dataclasses
 
         rate = scene.sample_rate
-        picks = rng.choice(len(self.groups), size=len(scene.sources), replace=False)
+        # a source labelled speech draws a speech group, any other a group of other sounds
+        speech = [g for g in range(len(self.groups)) if self.groups[g][1] == "speech"]
+        other = [g for g in range(len(self.groups)) if self.groups[g][1] != "speech"]
+        rng.shuffle(speech)
+        rng.shuffle(other)
+        picks = [(speech if src.label == "speech" else other).pop() for src in scene.sources]
         sources, signals = [], []
         for src, g in zip(scene.sources, picks, strict=True):
             members = [k for k, r in enumerate(self.rows)
@@ -347,14 +353,15 @@ FIELDS = ("azimuth", "elevation", "onset", "time_span")
 
 
 def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str, *,
-              moving: float = 0.0, params=None) -> dict:
+              moving: float = 0.0, params=None, real: RealSources | None = None) -> dict:
     """The SO-Bench and STARSS label audits on corpora written with one set's settings (its
     engine, seed, clip count and rate; RT60 0.2-0.9 s, SNR 8-20 dB, 1-4 sources, a fan in
     half the clips, the microphone at a random yaw, a share ``moving`` of the sources
     moving): SO-Bench labels flagged on the clean corpus, and the corrupted labels
     (``inject_sobench_errors``, about 20 %, every field) flagged, by field, and on a copy
     with only elevation signs flipped; STARSS sources flagged on the clean corpus and, with
-    about a fifth of the sources corrupted (``inject_starss_errors``), the corrupted ones."""
+    about a fifth of the sources corrupted (``inject_starss_errors``), the corrupted ones.
+    With ``real``, the writers render recorded sources (their ``recordings`` option)."""
     import os
 
     from audit_bar import pr, sobench_flags, starss_flags
@@ -369,7 +376,8 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
 
     kw = dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
               rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
-              allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True)
+              allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True,
+              recordings=real.scene if real else None)
     clean, bad = os.path.join(tmp, name, "sobench"), os.path.join(tmp, name, "sobench_bad")
     write_sobench_corpus(clean, **kw)
     res_clean = audit_sobench(clean, params=params)
@@ -424,8 +432,9 @@ def _audit_line(name: str, a: dict) -> str:
             "flagged")
 
 
-def run_audits(moving: float = 0.0, params=None) -> None:
-    """:func:`audit_set` on each of the five sets, then the tuned and held-out ones pooled."""
+def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None) -> None:
+    """:func:`audit_set` on each of the five sets, then the tuned and held-out ones pooled
+    (with ``real``, the corpora's sources are recordings)."""
     import shutil
     import tempfile
 
@@ -436,7 +445,8 @@ def run_audits(moving: float = 0.0, params=None) -> None:
     pooled: dict[str, dict] = {}
     try:
         for name, (engine, seed, clips, rate, role) in SETS.items():
-            a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params)
+            a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params,
+                          real=real)
             print(_audit_line(name, a) + f"  [{role}]", flush=True)
             p = pooled.setdefault(role, {})
             for k, v in a.items():
@@ -528,7 +538,7 @@ def main() -> int:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
 
-            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS))
+            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:

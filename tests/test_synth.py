@@ -474,6 +474,42 @@ def test_demo_corpus_is_quick_and_mixed(tmp_path):
     assert _read_jsonl(tmp_path / "demo" / "qa" / "test.jsonl")
 
 
+def test_writers_label_where_recorded_sources_sound(tmp_path):
+    """``recordings`` gives each clip's sources dry signals and the spans where they sound:
+    the labels, truth lines and wav files follow that scene; a bad hook is refused."""
+    import dataclasses
+
+    def recordings(scene, rng):
+        # each source keeps its onset and sounds for 1 s: a noise burst
+        sources = [dataclasses.replace(s, offset_s=s.onset_s + 1.0) for s in scene.sources]
+        sr = scene.sample_rate
+        return (dataclasses.replace(scene, sources=sources),
+                [rng.standard_normal(sr) for _ in sources])
+
+    kw = dict(n_clips=2, seed=6, engine="ism", rt60_s=None, snr_db=None, n_sources=1,
+              allow_motion=False, duration_s=4.0)
+    plain = write_sobench_corpus(tmp_path / "p", **kw)
+    scenes = write_sobench_corpus(tmp_path / "r", recordings=recordings, **kw)
+    truth = _read_jsonl(tmp_path / "r" / "truth" / "scenes.jsonl")
+    for before, scene, t in zip(plain, scenes, truth, strict=True):
+        (src,) = t["sources"]
+        assert src["onset_s"] == before.sources[0].onset_s
+        assert src["offset_s"] == pytest.approx(src["onset_s"] + 1.0)
+        assert scene.sources[0].offset_s == pytest.approx(src["offset_s"])
+        data, sr = sf.read(tmp_path / "r" / t["audio_path"])
+        w = data[:, 0]
+        a, b = int(src["onset_s"] * sr), int(src["offset_s"] * sr)
+        assert np.sqrt(np.mean(w[a:b] ** 2)) > 0.05 and not np.any(np.abs(w[b + 1:]) > 1e-3)
+    starss = write_starss_corpus(tmp_path / "s", recordings=recordings, **kw)
+    for scene, t in zip(starss, _read_jsonl(tmp_path / "s" / "truth" / "scenes.jsonl"),
+                        strict=True):
+        with open(tmp_path / "s" / "metadata_dev" / f"{t['audio_id']}.csv", newline="") as fh:
+            rows = [tuple(int(v) for v in row) for row in csv.reader(fh)]
+        assert rows == starss_rows(scene) and len(rows) == 10  # 1 s of 100 ms frames
+    with pytest.raises(ParameterError, match="one signal \\(or None\\) per source"):
+        write_sobench_corpus(tmp_path / "bad", recordings=lambda sc, rng: (sc, []), **kw)
+
+
 def test_writers_label_what_a_turned_microphone_hears(tmp_path):
     """With ``mic_yaw`` the labels and questions give the directions in the turned
     microphone's frame (the wav's own intensity agrees); ``fan`` adds an unlabelled

@@ -1,9 +1,9 @@
 """Write synthetic scenes as real wav files and benchmark-shaped corpora with truth.
 
 * :func:`write_wav`: one FOA wav (ambiX or FuMa, 16-bit PCM or float), peak-normalised.
-* :func:`draw_scenes`, :func:`render_labelled`, :func:`truth_line`, :func:`write_jsonl`,
-  :func:`hex_id`: what every benchmark's corpus writer (``foakit.bench.<name>.synth``)
-  shares.
+* :func:`draw_scenes`, :func:`render_labelled`, :func:`with_recordings`,
+  :func:`truth_line`, :func:`write_jsonl`, :func:`hex_id`: what every benchmark's corpus
+  writer (``foakit.bench.<name>.synth``) shares.
 
 Each corpus gets ``truth/scenes.jsonl``: one line per clip with ``audio_id``,
 ``audio_path`` (relative to the root), ``wav_gain`` (the factor the rendered ambiX signal
@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,8 @@ from ..errors import ParameterError
 from .render import draw_interferer_and_yaw, render_scene, yawed_scene, yawed_truth
 from .scene import Scene, random_scene
 
-__all__ = ["draw_scenes", "hex_id", "render_labelled", "truth_line", "write_jsonl",
-           "write_wav"]
+__all__ = ["Recordings", "draw_scenes", "hex_id", "render_labelled", "truth_line",
+           "with_recordings", "write_jsonl", "write_wav"]
 
 _SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 
@@ -107,10 +108,12 @@ def truth_line(scene: Scene, audio_id: str, audio_path: str, gain: float, order:
 
 
 def render_labelled(scene: Scene, *, engine: str, seed: list[int], fan: float = 0.0,
-                    mic_yaw: bool = False) -> tuple[np.ndarray, Scene, dict[str, Any]]:
+                    mic_yaw: bool = False, signals: Sequence[Any] | None = None
+                    ) -> tuple[np.ndarray, Scene, dict[str, Any]]:
     """Render one clip of a corpus, with a steady directional interferer in a share ``fan``
     of the clips and the microphone at a random yaw when ``mic_yaw``
-    (:func:`~foakit.synth.render.draw_interferer_and_yaw`, drawn from ``seed``).
+    (:func:`~foakit.synth.render.draw_interferer_and_yaw`, drawn from ``seed``), and the
+    sources' dry ``signals`` where given (:func:`~foakit.synth.render_scene`).
 
     Returns
     -------
@@ -125,11 +128,31 @@ def render_labelled(scene: Scene, *, engine: str, seed: list[int], fan: float = 
         a yaw, so such corpora are those of earlier releases.
     """
     if not fan and not mic_yaw:
-        return render_scene(scene, engine=engine), scene, {}
+        return render_scene(scene, engine=engine, signals=signals), scene, {}
     itf, yaw = draw_interferer_and_yaw(np.random.default_rng(seed), fan=fan, yaw=mic_yaw)
-    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=yaw)
+    x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=yaw, signals=signals)
     extra = {"interferer": itf.to_dict() if itf is not None else None, "mic_yaw_deg": yaw}
     return x, yawed_scene(scene, yaw), extra
+
+
+#: ``recordings(scene, rng) -> (scene, signals)``: a clip's scene with its sources' spans
+#: where their recorded dry signals sound, and those signals (one per source, None keeps the
+#: synthetic family); the writers' ``recordings`` option
+Recordings = Callable[[Scene, np.random.Generator], tuple[Scene, Sequence[Any]]]
+
+
+def with_recordings(scene: Scene, recordings: Recordings | None, seed: list[int]
+                    ) -> tuple[Scene, Sequence[Any] | None]:
+    """The scene to render and label and the dry signals to render it with: ``scene`` and
+    None without ``recordings``, else what ``recordings(scene, rng)`` returns (``rng``
+    drawn from ``seed``), checked."""
+    if recordings is None:
+        return scene, None
+    new, signals = recordings(scene, np.random.default_rng(seed))
+    if not isinstance(new, Scene) or len(signals) != len(new.sources):
+        raise ParameterError("recordings must return a Scene and one signal (or None) per "
+                             f"source, got {type(new).__name__} and {len(signals)} signals")
+    return new, signals
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

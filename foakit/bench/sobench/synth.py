@@ -18,10 +18,12 @@ import numpy as np
 from ...conventions import check_channel_order
 from ...errors import ParameterError
 from ...synth.layouts import (
+    Recordings,
     draw_scenes,
     hex_id,
     render_labelled,
     truth_line,
+    with_recordings,
     write_jsonl,
     write_wav,
 )
@@ -33,14 +35,17 @@ __all__ = ["make_demo_corpus", "write_sobench_corpus"]
 
 def _write_sobench(root: Path, scenes: Sequence[Scene], *, seed: int, channel_order: str,
                    engine: str, tasks: Sequence[str] | None, subtype: str,
-                   wording: str = "house", fan: float = 0.0, mic_yaw: bool = False) -> None:
+                   wording: str = "house", fan: float = 0.0, mic_yaw: bool = False,
+                   recordings: Recordings | None = None) -> list[Scene]:
     order = check_channel_order(channel_order)
-    qa_rows, truth = [], []
+    qa_rows, truth, written = [], [], []
     for i, scene in enumerate(scenes):
         audio_id = "foa_" + hex_id("foakit-synth-sobench", seed, i)
         rel = f"audio/test/{audio_id}.wav"
+        scene, signals = with_recordings(scene, recordings, [seed, i, 29])
+        written.append(scene)
         x, labelled, extra = render_labelled(scene, engine=engine, seed=[seed, i, 28],
-                                             fan=fan, mic_yaw=mic_yaw)
+                                             fan=fan, mic_yaw=mic_yaw, signals=signals)
         gain = write_wav(root / rel, x, scene.sample_rate, channel_order=order,
                          subtype=subtype)
         truth.append(truth_line(scene, audio_id, rel, gain, order, subtype, extra))
@@ -64,6 +69,7 @@ def _write_sobench(root: Path, scenes: Sequence[Scene], *, seed: int, channel_or
             })
     write_jsonl(root / "qa" / "test.jsonl", qa_rows)
     write_jsonl(root / "truth" / "scenes.jsonl", truth)
+    return written
 
 
 def write_sobench_corpus(
@@ -85,6 +91,7 @@ def write_sobench_corpus(
     motion_probability: float = 0.35,
     fan: float = 0.0,
     mic_yaw: bool = False,
+    recordings: Recordings | None = None,
 ) -> list[Scene]:
     """Write a random SO-Bench-layout corpus with exact truth.
 
@@ -120,6 +127,10 @@ def write_sobench_corpus(
     mic_yaw : bool
         Turn the microphone to a random yaw in each clip; the labels give the directions
         it hears, so reflections no longer come from the room's axes.
+    recordings : callable, optional
+        ``recordings(scene, rng) -> (scene, signals)``: recorded dry signals for a clip's
+        sources (:func:`foakit.synth.layouts.with_recordings`); the scene it returns, with
+        the spans where the recordings sound, is the one rendered and labelled.
 
     Returns
     -------
@@ -132,10 +143,9 @@ def write_sobench_corpus(
     scenes = draw_scenes(n_clips, [int(seed), 1], n_sources=n_sources, duration_s=duration_s,
                           sample_rate=sample_rate, rt60_s=rt60_s, snr_db=snr_db,
                           allow_motion=allow_motion, motion_probability=motion_probability)
-    _write_sobench(Path(root), scenes, seed=int(seed), channel_order=channel_order,
-                   engine=engine, tasks=tasks, subtype=subtype, wording=wording, fan=fan,
-                   mic_yaw=mic_yaw)
-    return scenes
+    return _write_sobench(Path(root), scenes, seed=int(seed), channel_order=channel_order,
+                          engine=engine, tasks=tasks, subtype=subtype, wording=wording,
+                          fan=fan, mic_yaw=mic_yaw, recordings=recordings)
 
 
 def make_demo_corpus(root: str | os.PathLike, *, n_clips: int = 8, seed: int = 0) -> list[Scene]:
@@ -171,6 +181,5 @@ def make_demo_corpus(root: str | os.PathLike, *, n_clips: int = 8, seed: int = 0
         else:
             scene = random_scene(base, **kw)
         scenes.append(scene)
-    _write_sobench(Path(root), scenes, seed=int(seed), channel_order="ambix", engine="ism",
-                   tasks=None, subtype="PCM_16")
-    return scenes
+    return _write_sobench(Path(root), scenes, seed=int(seed), channel_order="ambix",
+                          engine="ism", tasks=None, subtype="PCM_16")

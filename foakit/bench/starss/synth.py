@@ -14,7 +14,15 @@ import numpy as np
 
 from ...conventions import check_channel_order
 from ...errors import ParameterError
-from ...synth.layouts import draw_scenes, render_labelled, truth_line, write_jsonl, write_wav
+from ...synth.layouts import (
+    Recordings,
+    draw_scenes,
+    render_labelled,
+    truth_line,
+    with_recordings,
+    write_jsonl,
+    write_wav,
+)
 from ...synth.scene import LABELS, Scene
 from .format import LABEL_HOP_S, LabelRow, write_label_csv
 
@@ -71,6 +79,7 @@ def write_starss_corpus(
     motion_probability: float = 0.35,
     fan: float = 0.0,
     mic_yaw: bool = False,
+    recordings: Recordings | None = None,
 ) -> list[Scene]:
     """Write a random STARSS / DCASE-layout corpus with exact truth.
 
@@ -78,7 +87,8 @@ def write_starss_corpus(
     ``frame,class,source,azimuth,elevation,distance_cm`` rows of :func:`starss_rows`) and
     ``truth/scenes.jsonl``.  Names are ``fold1_room1_mix001``, ``fold1_room1_mix002``, ...
 
-    Parameters are those of :func:`write_sobench_corpus` (no ``tasks`` or ``wording``).
+    Parameters are those of :func:`~foakit.bench.sobench.synth.write_sobench_corpus` (no
+    ``tasks`` or ``wording``).
 
     Returns
     -------
@@ -90,15 +100,17 @@ def write_starss_corpus(
                           allow_motion=allow_motion, motion_probability=motion_probability)
     order = check_channel_order(channel_order)
     root = Path(root)
-    truth = []
+    truth, written = [], []
     for i, scene in enumerate(scenes):
         name = f"fold1_room1_mix{i + 1:03d}"
         rel = f"foa_dev/{name}.wav"
+        scene, signals = with_recordings(scene, recordings, [int(seed), i, 29])
+        written.append(scene)
         x, labelled, extra = render_labelled(scene, engine=engine, seed=[int(seed), i, 28],
-                                             fan=fan, mic_yaw=mic_yaw)
+                                             fan=fan, mic_yaw=mic_yaw, signals=signals)
         gain = write_wav(root / rel, x, sample_rate, channel_order=order, subtype=subtype)
         write_label_csv(root / "metadata_dev" / f"{name}.csv",
                         [LabelRow(*row) for row in starss_rows(labelled)], distance=True)
         truth.append(truth_line(scene, name, rel, gain, order, subtype, extra))
     write_jsonl(root / "truth" / "scenes.jsonl", truth)
-    return scenes
+    return written
