@@ -77,9 +77,9 @@ class RealSources:
     one after another with 0.05-0.3 s pauses (a speaker saying several words, several
     knocks), cut to the span; its start and end below the trim floor (20 ms frames 20 dB
     below its loudest) are then cut off, it ends at its first pause of a second or more,
-    and the source's onset and offset move to where its sound starts and ends, so the truth
-    is where the recording is heard.  No analysis
-    threshold was chosen on these recordings."""
+    and the source's onset and offset move to where its sound starts and ends (a moving
+    source keeps its path, covered in that span), so the truth is where the recording is
+    heard.  No analysis threshold was chosen on these recordings."""
 
     #: Frame (s) and floor (dB below the loudest frame) of the trim: the scenes' noise sits
     #: 8-20 dB below the sources' mean level, so a recording's lead-in (hiss, breath, a
