@@ -183,6 +183,7 @@ def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
     rendered 4-channel samples and the sources' dry signals (None: the synthetic
     families; with ``real``, recordings)."""
     from foakit.synth import random_scene, render_scene
+    from foakit.synth.layouts import with_recordings
     from foakit.synth.render import draw_interferer_and_yaw
 
     if single:
@@ -197,9 +198,7 @@ def render_clip(i: int, seed: int, engine: str, rt60, single: bool = False, *,
     # the fan and the yaw come from their own stream, so scenes stay those of the seed
     itf, mic_yaw = draw_interferer_and_yaw(np.random.default_rng([seed, i, 28]), fan=fan,
                                            yaw=yaw)
-    signals = None
-    if real is not None:
-        scene, signals = real.scene(scene, np.random.default_rng([seed, i, 29]))
+    scene, signals = with_recordings(scene, real.scene if real else None, [seed, i, 29])
     x = render_scene(scene, engine=engine, interferer=itf, mic_yaw_deg=mic_yaw,
                      signals=signals)
     return scene, itf, mic_yaw, x, signals

@@ -506,8 +506,10 @@ def test_writers_label_where_recorded_sources_sound(tmp_path):
         with open(tmp_path / "s" / "metadata_dev" / f"{t['audio_id']}.csv", newline="") as fh:
             rows = [tuple(int(v) for v in row) for row in csv.reader(fh)]
         assert rows == starss_rows(scene) and len(rows) == 10  # 1 s of 100 ms frames
-    with pytest.raises(ParameterError, match="one signal \\(or None\\) per source"):
-        write_sobench_corpus(tmp_path / "bad", recordings=lambda sc, rng: (sc, []), **kw)
+    for bad in (lambda sc, rng: (sc, []), lambda sc, rng: (sc, None),
+                lambda sc, rng: (sc.to_dict(), [None])):
+        with pytest.raises(ParameterError, match="one signal \\(or None\\) per source"):
+            write_sobench_corpus(tmp_path / "bad", recordings=bad, **kw)
 
 
 def test_writers_label_what_a_turned_microphone_hears(tmp_path):

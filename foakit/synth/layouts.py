@@ -149,9 +149,10 @@ def with_recordings(scene: Scene, recordings: Recordings | None, seed: list[int]
     if recordings is None:
         return scene, None
     new, signals = recordings(scene, np.random.default_rng(seed))
-    if not isinstance(new, Scene) or len(signals) != len(new.sources):
+    n = len(signals) if isinstance(signals, Sequence) else None
+    if not isinstance(new, Scene) or n != len(new.sources):
         raise ParameterError("recordings must return a Scene and one signal (or None) per "
-                             f"source, got {type(new).__name__} and {len(signals)} signals")
+                             f"source, got {type(new).__name__} and {n} signals")
     return new, signals
 
 
