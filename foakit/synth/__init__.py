@@ -1,7 +1,8 @@
 """Synthetic FOA scenes with known truth, and writers for benchmark-shaped corpora.
 
 * :mod:`~foakit.synth.scene`: :class:`Source`, :class:`Scene`, :func:`random_scene`.
-* :mod:`~foakit.synth.signals`: :func:`source_signal` (event-like mono signals).
+* :mod:`~foakit.synth.signals`: :func:`source_signal` (event-like mono signals),
+  :func:`fit_dry_signal` (a recording placed as a source).
 * :mod:`~foakit.synth.render`: :func:`render_scene` (anechoic, built-in image sources +
   diffuse tail, or pyroomacoustics), :func:`diffuse_noise`.
 * :mod:`~foakit.synth.layouts`: wav writing and what every corpus writer shares.
@@ -37,7 +38,7 @@ from .scene import (
     room_geometry,
     sabine_absorption,
 )
-from .signals import apply_fades, source_signal
+from .signals import apply_fades, fit_dry_signal, source_signal
 
 __all__ = [
     "ENGINES",
@@ -61,6 +62,7 @@ __all__ = [
     "room_impulse_response",
     "sabine_absorption",
     "source_signal",
+    "fit_dry_signal",
 ]
 
 _MOVED = {

@@ -56,7 +56,7 @@ from scipy import signal as sps
 from ..conventions import direction_to_vector, encode_plane_wave
 from ..errors import BackendUnavailable, ParameterError
 from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
-from .signals import apply_fades, source_signal
+from .signals import fit_dry_signal, source_signal
 
 __all__ = [
     "ENGINES",
@@ -472,26 +472,6 @@ def room_impulse_response(
     return _ism_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct)
 
 
-def _fit_signal(x: Any, n: int, sample_rate: int, index: int) -> np.ndarray:
-    """A given dry signal as :func:`render_scene` places it: cut or zero-padded to the
-    source's ``n`` samples, with :func:`apply_fades`, unit RMS over the ``n`` samples (as the
-    synthetic families are)."""
-    y = np.asarray(x, dtype=float)
-    if y.ndim != 1 or y.size == 0:
-        raise ParameterError(f"signals[{index}] must be a non-empty 1-D array, got shape "
-                             f"{y.shape}")
-    if not np.all(np.isfinite(y)):
-        raise ParameterError(f"signals[{index}] has non-finite samples")
-    out = np.zeros(n)
-    out[: min(n, y.size)] = y[:n]
-    apply_fades(out[: min(n, y.size)], sample_rate)
-    rms = float(np.sqrt(np.mean(out * out)))
-    if not rms > 0:
-        raise ParameterError(f"signals[{index}] is silent over the source's "
-                             f"{n / sample_rate:.3f} s")
-    return out / rms
-
-
 def _source_signals(scene: Scene, signals: Sequence[Any] | None = None):
     """(index, source, first sample, end sample, signal at its level) of each source that
     lasts at least a sample: the dry signals :func:`render_scene` places (seeded per source,
@@ -506,7 +486,7 @@ def _source_signals(scene: Scene, signals: Sequence[Any] | None = None):
         if b <= a:
             continue
         if signals is not None and signals[i] is not None:
-            s = _fit_signal(signals[i], b - a, sr, i)
+            s = fit_dry_signal(signals[i], b - a, sr, index=i)
         else:
             s = source_signal(src.kind, b - a, sr, np.random.default_rng([scene.seed, i, 1]))
         yield i, src, a, b, s * 10.0 ** (src.level_db / 20.0)

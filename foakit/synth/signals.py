@@ -3,11 +3,13 @@
 Every family is broadband enough for direction finding (energy from a few hundred Hz to
 several kHz), is normalised to unit RMS over the whole event and carries 10 ms
 raised-cosine fades at its start and end.  All randomness comes from the ``rng`` passed in.
+:func:`fit_dry_signal` places a given recording the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy import signal as sps
@@ -15,7 +17,7 @@ from scipy import signal as sps
 from ..errors import ParameterError
 from .scene import KINDS
 
-__all__ = ["source_signal", "apply_fades"]
+__all__ = ["source_signal", "apply_fades", "fit_dry_signal"]
 
 _FADE_S = 0.010
 
@@ -300,6 +302,43 @@ _FAMILIES: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]] = {
     "engine": _engine,
     "bark": _bark,
 }
+
+
+def fit_dry_signal(x: Any, n: int, sample_rate: int, *, index: int = 0) -> np.ndarray:
+    """A given dry signal (a recording) as :func:`foakit.synth.render_scene` places it: cut
+    or zero-padded to the source's ``n`` samples, with :func:`apply_fades`, unit RMS over
+    the ``n`` samples as :func:`source_signal`'s families are.
+
+    Parameters
+    ----------
+    x : array_like [shape=(m,)]
+        The signal at ``sample_rate``.
+    n : int
+        The source's samples.
+    sample_rate : int
+        Rate (Hz).
+    index : int
+        The source's index, for the error messages (``signals[index]``).
+
+    Returns
+    -------
+    ndarray [shape=(n,)]
+        float64.
+    """
+    y = np.asarray(x, dtype=float)
+    if y.ndim != 1 or y.size == 0:
+        raise ParameterError(f"signals[{index}] must be a non-empty 1-D array, got shape "
+                             f"{y.shape}")
+    if not np.all(np.isfinite(y)):
+        raise ParameterError(f"signals[{index}] has non-finite samples")
+    out = np.zeros(n)
+    out[: min(n, y.size)] = y[:n]
+    apply_fades(out[: min(n, y.size)], sample_rate)
+    rms = float(np.sqrt(np.mean(out * out)))
+    if not rms > 0:
+        raise ParameterError(f"signals[{index}] is silent over the source's "
+                             f"{n / sample_rate:.3f} s")
+    return out / rms
 
 
 def source_signal(kind: str, n: int, sample_rate: int, rng: np.random.Generator) -> np.ndarray:
