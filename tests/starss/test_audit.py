@@ -377,3 +377,35 @@ def test_onsets_from_the_label_overrule_an_event_that_contradicts_it():
         (v,), _ = audit_tracks("c", tracks, clip)
         assert ("onset_event_hypothesis" in v.evidence) is blamed, onsets
         assert ("onset_event_overruled" in v.evidence) is (not blamed)
+
+
+def test_onsets_from_the_label_or_no_matched_peak_keep_a_weak_map_from_blaming_it():
+    """The map hears the source at -70 deg and nothing at the label's 70 deg: the labels fit
+    better mirrored.  Two onsets from the label itself (a source masked in the map by louder
+    sound) make that unverifiable, unless another label there explains them; so does a
+    track no window's DOA peak was matched to (no peak disagrees with it)."""
+    from foakit.bench.starss.audit import audit_tracks
+
+    frames = np.arange(20, 60)
+    tracks = {(1, 0): SourceTrack(1, 0, frames, np.full(40, 70.0), np.full(40, 10.0))}
+    (v,), _ = audit_tracks("c", tracks, _clip_with(-70.0, []))
+    assert v.verdict == "suspicious" and v.field == "azimuth"
+    from_label = np.array([[2.06, 68.0, 12.0, 1.0, 0.9, 0.0], [3.5, 71.0, 9.0, 1.0, 0.9, 0.0]])
+    clip = _clip_with(-70.0, [])
+    clip.doa.onsets = from_label
+    (v,), _ = audit_tracks("c", tracks, clip)
+    assert v.verdict == "unverifiable" and "2 onset(s) come from the labelled" in v.reason
+    assert v.evidence["onset_vote"]["side"] == "label"
+    # one onset is not enough (onset_min_votes), nor are two another label there explains
+    clip.doa.onsets = from_label[:1]
+    (v,), _ = audit_tracks("c", tracks, clip)
+    assert v.verdict == "suspicious"
+    clip.doa.onsets = from_label
+    other = SourceTrack(2, 0, frames, np.full(40, 75.0), np.full(40, 5.0))
+    got = {v.key["class"]: v for v in audit_tracks("c", {**tracks, (2, 0): other}, clip)[0]}
+    assert got[1].verdict == "suspicious"
+    # no DOA peak in any of its windows: no peak disagrees with the label
+    clip = _clip_with(-70.0, [])
+    clip.doa.peaks[:] = 0.0
+    (v,), _ = audit_tracks("c", tracks, clip)
+    assert v.verdict == "unverifiable" and v.evidence["windows_matched"] == 0

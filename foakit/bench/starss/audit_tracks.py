@@ -81,6 +81,22 @@ def _others(tr: SourceTrack, tracks: dict | None, t0: float, t1: float,
     return out
 
 
+def _other_track_near(tr: SourceTrack, tracks: dict | None, az: float, el: float,
+                      tol_deg: float) -> bool:
+    """Is another track labelled within ``tol_deg`` of (az, el) during ``tr``'s frames?"""
+    here = direction_to_vector(az, el)
+    for o in (tracks or {}).values():
+        if o is tr or len(o) == 0:
+            continue
+        sel = np.isin(o.frames, tr.frames)
+        if not sel.any():
+            continue
+        v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel])
+        if np.any(v @ here >= np.cos(np.deg2rad(tol_deg))):
+            return True
+    return False
+
+
 def _track_prominence(dmap, tr: SourceTrack, cfg: StarssAuditConfig, *, mode: str = "dir",
                       hypothesis: str = "declared", flip_el: bool = False,
                       tracks: dict | None = None) -> float:
@@ -297,9 +313,23 @@ def audit_tracks(
                        f"map alone (prominence {p:.2f}) cannot overrule it", evidence=ev))
             continue
         best_h = max(fits, key=lambda h: fits[h] if np.isfinite(fits[h]) else -1)
-        # the peaks matched to the track (Hungarian) must disagree too before blaming it
-        peaks_disagree = ev.get("median_error_deg", 180.0) >= cfg.peak_disagree_deg
+        # the peaks matched to the track (Hungarian) must disagree too before blaming it; a
+        # track no window's peak was matched to has none that disagree (a masked source)
+        peaks_disagree = bool(err) and ev["median_error_deg"] >= cfg.peak_disagree_deg
         p_dir = max(p, p_az) if np.isfinite(p_az) else p
+        if (onset_el is not None and onset_el["side"] == "label"
+                and not _other_track_near(tr, tracks, lab_az, lab_el, cfg.onset_az_tol_deg)):
+            # the first milliseconds of its onsets come from the labelled direction, and no
+            # other label there explains them: a weak map there is masking by louder sounds
+            # and their reflections, not a wrong direction
+            verdicts.append(LabelVerdict(
+                key, "direction", "consistent" if p_dir >= cfg.agree_prom else "unverifiable",
+                label, estimate,
+                reason="" if p_dir >= cfg.agree_prom else
+                f"{onset_el['label']} onset(s) come from the labelled direction, but the map "
+                f"hears little of it among other sounds (prominence {p_dir:.2f})",
+                evidence=ev))
+            continue
         if (best_h != "elevation_sign" and p_dir <= cfg.agree_prom and peaks_disagree
                 and np.isfinite(fits[best_h])
                 and fits[best_h] >= cfg.hypothesis_prom
