@@ -396,6 +396,11 @@ def test_onsets_from_the_label_or_no_matched_peak_keep_a_weak_map_from_blaming_i
     (v,), _ = audit_tracks("c", tracks, clip)
     assert v.verdict == "unverifiable" and "2 onset(s) come from the labelled" in v.reason
     assert v.evidence["onset_vote"]["side"] == "label"
+    # a dry track: no reflections mask it, so the map's verdict stands
+    clip.frames["diffuseness"] = np.full(len(clip.frames["time_s"]), 0.1)
+    (v,), _ = audit_tracks("c", tracks, clip)
+    assert v.verdict == "suspicious"
+    clip.frames["diffuseness"] = np.full(len(clip.frames["time_s"]), 0.5)
     # one onset is not enough (onset_min_votes), nor are two another label there explains
     clip.doa.onsets = from_label[:1]
     (v,), _ = audit_tracks("c", tracks, clip)
@@ -409,3 +414,40 @@ def test_onsets_from_the_label_or_no_matched_peak_keep_a_weak_map_from_blaming_i
     clip.doa.peaks[:] = 0.0
     (v,), _ = audit_tracks("c", tracks, clip)
     assert v.verdict == "unverifiable" and v.evidence["windows_matched"] == 0
+    clip.frames["diffuseness"] = np.full(len(clip.frames["time_s"]), 0.1)
+    (v,), _ = audit_tracks("c", tracks, clip)
+    assert v.verdict == "suspicious"
+
+
+def test_other_labels_cones_are_removed_but_never_the_labels_own():
+    """The prominence removes cones of half-width 40 deg around the other sources labelled at
+    the same time (their early reflections land 20-40 deg from them), but a cone that would reach
+    into the label's own is narrowed: a source labelled 30 deg from another keeps its
+    energy."""
+    import dataclasses
+
+    from foakit.audit.doamap import DoaMap
+    from foakit.bench.starss.audit_tracks import _track_prominence
+
+    cfg = StarssAuditConfig()
+    frames = np.arange(5, 35)
+
+    def prominence(cells, other_az, cfg):
+        energy = np.zeros((40, 36, 18), np.float32)
+        for az, w in cells:  # 10-deg cells, elevation 0-10 deg
+            energy[:, int((az + 180) // 10), 9] = w
+        dmap = DoaMap(0.1, 10.0, 10.0, energy, energy.reshape(40, -1).sum(axis=1))
+        tr = SourceTrack(1, 0, frames, np.full(30, 5.0), np.full(30, 5.0))
+        other = SourceTrack(2, 0, frames, np.full(30, other_az), np.full(30, 5.0))
+        return _track_prominence(dmap, tr, cfg, tracks={(1, 0): tr, (2, 0): other})
+
+    # a louder source 80 deg away and its reflection 30 deg beyond it: both removed
+    far = [(5.0, 1.0), (85.0, 4.0), (115.0, 2.0)]
+    assert prominence(far, 85.0, cfg) == pytest.approx(1.0)
+    assert prominence(far, 85.0, dataclasses.replace(cfg, exclude_deg=20.0)) == \
+        pytest.approx(0.5)  # a 20 deg cone leaves the reflection, twice the label's energy
+    # a louder source 30 deg away: its cone stops short of the label's direction
+    near = [(5.0, 1.0), (35.0, 4.0)]
+    assert prominence(near, 35.0, cfg) == pytest.approx(1.0)
+    unguarded = dataclasses.replace(cfg, exclude_near_deg=40.0)
+    assert not prominence(near, 35.0, unguarded) > 0.5  # removed with the other: NaN or ~0

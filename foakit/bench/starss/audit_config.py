@@ -15,7 +15,13 @@ class StarssAuditConfig(OnsetCheckConfig):
     """Thresholds of the STARSS audit (degrees, seconds, 0-1 scores).
 
     ``match_deg`` is the DCASE threshold of the metrics; ``support_deg`` / ``az_tol_deg``
-    the cone and wedge half-widths of the prominence; ``agree_prom`` / ``doubt_prom`` the
+    the cone and wedge half-widths of the prominence; ``exclude_deg`` the half-width of the
+    cones of the other sources labelled at the same time that the prominence removes first
+    (in a room a loud source's early reflections land 20-40 deg from it), narrowed towards
+    ``exclude_near_deg`` where it would reach into the tested direction's own cone (and
+    ``exclude_near_deg`` wide in a dry track); ``masking_min_psi``: the mean diffuseness
+    below which a track is dry and the map's weak support blames it whatever its onsets;
+    ``agree_prom`` / ``doubt_prom`` the
     prominences above / below which a track's direction is consistent / suspicious;
     ``flip_gain`` how much more prominent the mirrored elevation must be; ``chunk_s`` the
     pieces a (moving) track is scored in; ``presence_*`` as
@@ -40,7 +46,9 @@ class StarssAuditConfig(OnsetCheckConfig):
     match_deg: float = 20.0
     support_deg: float = 30.0
     az_tol_deg: float = 25.0
-    exclude_deg: float = 20.0
+    exclude_deg: float = 40.0
+    exclude_near_deg: float = 20.0
+    masking_min_psi: float = 0.3
     agree_prom: float = 0.5
     doubt_prom: float = 0.3
     flip_gain: float = 0.4

@@ -99,15 +99,27 @@ def _other_track_near(tr: SourceTrack, tracks: dict | None, az: float, el: float
 
 def _track_prominence(dmap, tr: SourceTrack, cfg: StarssAuditConfig, *, mode: str = "dir",
                       hypothesis: str = "declared", flip_el: bool = False,
-                      tracks: dict | None = None) -> float:
+                      tracks: dict | None = None, wet: bool = True) -> float:
     """Length-weighted mean prominence of a track's labelled directions over its frames,
-    with the cones of the other tracks labelled at the same time removed first."""
+    with the cones of the other tracks labelled at the same time removed first (each up to
+    ``exclude_deg`` wide, but reaching into the tested cone no further than an
+    ``exclude_near_deg`` one would: a near source's cone must not remove the label's own;
+    ``wet`` False: a dry track, whose sources leave no reflections, ``exclude_near_deg``)."""
+    widest = cfg.exclude_deg if wet else cfg.exclude_near_deg
     vals, weights = [], []
     tol = cfg.support_deg if mode == "dir" else cfg.az_tol_deg
     for t0, t1, az, el in _chunks(tr, cfg.chunk_s, hypothesis):
-        ex = _others(tr, tracks, t0, t1, cfg.exclude_deg)
-        p = dmap.prominence(az, (-el if flip_el else el) if mode == "dir" else None, t0, t1, tol,
-                            exclude=ex)
+        el_t = -el if flip_el else el
+        here = direction_to_vector(az, el_t)
+        ex = []
+        for oaz, oel, _ in _others(tr, tracks, t0, t1, cfg.exclude_deg):
+            if mode == "dir":
+                gap = float(np.rad2deg(np.arccos(np.clip(
+                    direction_to_vector(oaz, oel) @ here, -1.0, 1.0)))) - tol
+            else:
+                gap = abs((oaz - az + 180.0) % 360.0 - 180.0) - tol
+            ex.append((oaz, oel, min(widest, max(cfg.exclude_near_deg, gap))))
+        p = dmap.prominence(az, el_t if mode == "dir" else None, t0, t1, tol, exclude=ex)
         if np.isfinite(p):
             vals.append(p)
             weights.append(t1 - t0)
@@ -283,11 +295,15 @@ def audit_tracks(
                 + (f", where the label would be under {h}" if h != "none" else "")
                 + "; no other label explains it", ev))
             continue
-        p = _track_prominence(dmap, tr, cfg, tracks=tracks)
-        p_az = _track_prominence(dmap, tr, cfg, mode="az", tracks=tracks)
-        p_flip = _track_prominence(dmap, tr, cfg, flip_el=True, tracks=tracks)
+        # the weak-map rules below are for rooms, where reflections of louder sources fill
+        # the map; in a dry track the map is trusted as it stands
+        psi = ev.get("diffuseness")
+        wet = psi is None or not np.isfinite(psi) or psi >= cfg.masking_min_psi
+        p = _track_prominence(dmap, tr, cfg, tracks=tracks, wet=wet)
+        p_az = _track_prominence(dmap, tr, cfg, mode="az", tracks=tracks, wet=wet)
+        p_flip = _track_prominence(dmap, tr, cfg, flip_el=True, tracks=tracks, wet=wet)
         fits = {h: _track_prominence(dmap, tr, cfg, mode="az" if h != "elevation_sign"
-                                     else "dir", hypothesis=h, tracks=tracks)
+                                     else "dir", hypothesis=h, tracks=tracks, wet=wet)
                 for h in ANGLE_HYPOTHESES[1:]}
         ev.update(prominence=p, prominence_azimuth=p_az, prominence_elevation_flipped=p_flip,
                   prominence_under=fits)
@@ -315,9 +331,10 @@ def audit_tracks(
         best_h = max(fits, key=lambda h: fits[h] if np.isfinite(fits[h]) else -1)
         # the peaks matched to the track (Hungarian) must disagree too before blaming it; a
         # track no window's peak was matched to has none that disagree (a masked source)
-        peaks_disagree = bool(err) and ev["median_error_deg"] >= cfg.peak_disagree_deg
+        peaks_disagree = (bool(err) or not wet) and \
+            ev.get("median_error_deg", 180.0) >= cfg.peak_disagree_deg
         p_dir = max(p, p_az) if np.isfinite(p_az) else p
-        if (onset_el is not None and onset_el["side"] == "label"
+        if (wet and onset_el is not None and onset_el["side"] == "label"
                 and not _other_track_near(tr, tracks, lab_az, lab_el, cfg.onset_az_tol_deg)):
             # the first milliseconds of its onsets come from the labelled direction, and no
             # other label there explains them: a weak map there is masking by louder sounds
