@@ -16,7 +16,12 @@ from ...audit.hypotheses import (
     apply_hypothesis,
 )
 from ...audit.verdicts import LabelVerdict, shift_confidence, weak_support_confidence
-from ...conventions import direction_to_vector, vector_to_direction
+from ...conventions import (
+    angular_distance,
+    azimuth_difference,
+    direction_to_vector,
+    vector_to_direction,
+)
 from .audit_config import StarssAuditConfig
 from .audit_events import (
     _event_in_span,
@@ -110,14 +115,11 @@ def _track_prominence(dmap, tr: SourceTrack, cfg: StarssAuditConfig, *, mode: st
     tol = cfg.support_deg if mode == "dir" else cfg.az_tol_deg
     for t0, t1, az, el in _chunks(tr, cfg.chunk_s, hypothesis):
         el_t = -el if flip_el else el
-        here = direction_to_vector(az, el_t)
         ex = []
         for oaz, oel, _ in _others(tr, tracks, t0, t1, cfg.exclude_deg):
-            if mode == "dir":
-                gap = float(np.rad2deg(np.arccos(np.clip(
-                    direction_to_vector(oaz, oel) @ here, -1.0, 1.0)))) - tol
-            else:
-                gap = abs((oaz - az + 180.0) % 360.0 - 180.0) - tol
+            apart = (angular_distance(oaz, oel, az, el_t) if mode == "dir"
+                     else abs(azimuth_difference(oaz, az)))
+            gap = float(apart) - tol
             ex.append((oaz, oel, min(widest, max(cfg.exclude_near_deg, gap))))
         p = dmap.prominence(az, el_t if mode == "dir" else None, t0, t1, tol, exclude=ex)
         if np.isfinite(p):
