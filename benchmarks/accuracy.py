@@ -351,6 +351,16 @@ def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None) 
 FIELDS = ("azimuth", "elevation", "onset", "time_span")
 
 
+def set_corpus_kwargs(engine: str, seed: int, clips: int, rate: int, *, moving: float = 0.0,
+                      real: RealSources | None = None) -> dict:
+    """The corpus writers' arguments for one fan / yaw set (RT60 0.2-0.9 s, SNR 8-20 dB, 1-4
+    sources, a fan in half the clips, the microphone at a random yaw, 10 s clips)."""
+    return dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
+                rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
+                allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True,
+                recordings=real.scene if real else None)
+
+
 def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str, *,
               moving: float = 0.0, params=None, real: RealSources | None = None) -> dict:
     """The SO-Bench and STARSS label audits on corpora written with one set's settings (its
@@ -373,10 +383,7 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     from foakit.bench.starss.inject import inject_starss_errors
     from foakit.bench.starss.synth import write_starss_corpus
 
-    kw = dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
-              rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
-              allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True,
-              recordings=real.scene if real else None)
+    kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real)
     clean, bad = os.path.join(tmp, name, "sobench"), os.path.join(tmp, name, "sobench_bad")
     write_sobench_corpus(clean, **kw)
     res_clean = audit_sobench(clean, params=params)

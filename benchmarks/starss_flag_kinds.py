@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 from collections import Counter
+
+from accuracy import RealSources, set_corpus_kwargs
 
 #: Verdict rule -> how its reasons begin (foakit.bench.starss.audit_tracks)
 RULES = (
@@ -45,7 +46,7 @@ def rule_of(reason: str) -> str:
 
 
 def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, settings: str,
-               moving: float, recordings=None) -> tuple[Counter, int, int]:
+               moving: float, real=None) -> tuple[Counter, int, int]:
     """(counts by (rule, "clean" | "true" | "false"), clean sources, corrupted sources)."""
     from foakit.bench.starss.audit import audit_starss
     from foakit.bench.starss.format import LABEL_HOP_S
@@ -56,10 +57,7 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
         kw = dict(n_clips=clips, seed=seed, engine="ism", rt60_s=(0.3, 0.8),
                   snr_db=(15.0, 30.0), allow_motion=False)
     else:
-        kw = dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
-                  rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
-                  allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True,
-                  recordings=recordings)
+        kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real)
     corpus = os.path.join(root, "starss")
     write_starss_corpus(corpus, **kw)
     audio, meta = os.path.join(corpus, "foa_dev"), os.path.join(corpus, "metadata_dev")
@@ -92,17 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-sources", action="store_true",
                    help="recorded source signals (accuracy.py's RealSources; --settings sets)")
     args = p.parse_args(argv)
-    recordings = None
-    if args.real_sources:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from accuracy import RealSources
-
-        recordings = RealSources().scene
+    real = RealSources() if args.real_sources else None
     tmp = tempfile.mkdtemp(prefix="foakit_starss_flag_kinds_")
     try:
         counts, n_clean, n_wrong = flag_kinds(
             tmp, engine=args.engine, seed=args.seed, clips=args.clips, rate=args.rate,
-            settings=args.settings, moving=args.moving, recordings=recordings)
+            settings=args.settings, moving=args.moving, real=real)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{n_clean} sources, {n_wrong} corrupted; suspicious verdicts by rule "
