@@ -22,7 +22,7 @@
                                   [--sources 1 3] [--rt60 0.2 0.8] [--fan 0.0] [--yaw]
                                   [--moving 0.0] [--skip-anechoic] [--real-sources]
     python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
-                                  [--param KEY=VALUE ...]
+                                  [--role all|tuned|held-out] [--param KEY=VALUE ...]
 
 ``--sets`` runs the five fan / yaw sets of the miss breakdown (:data:`SETS`: two the
 thresholds were chosen on, three held out) with one line each, then each group pooled,
@@ -31,6 +31,8 @@ including the events that match no true source and, with ``--moving``, the movin
 settings (with ``--real-sources``, recorded sources there too): the share of corrupted
 labels (elevation, azimuth, onset, span) the SO-Bench audit flags, the share of clean
 labels and clean STARSS sources flagged, and the corrupted STARSS sources flagged.
+``--role tuned`` runs the tuned sets alone, so a setting can be chosen without the held-out
+figures in sight; ``--role held-out`` then measures it.
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
 reported on other seeds and ``--engine pyroomacoustics`` sets.
@@ -302,6 +304,17 @@ SETS = {"T1": ("ism", 0, 60, 16000, "tuned"),
         "H3": ("ism", 21, 60, 24000, "held out")}
 
 
+#: ``--role`` choices -> the roles of :data:`SETS` they run
+ROLES = {"all": ("tuned", "held out"), "tuned": ("tuned",), "held-out": ("held out",)}
+
+
+def sets_of(role: str = "all") -> dict:
+    """The :data:`SETS` whose role ``--role`` ``role`` runs (a key of :data:`ROLES`)."""
+    if role not in ROLES:
+        raise ValueError(f"{role=} is not one of {', '.join(ROLES)}")
+    return {name: s for name, s in SETS.items() if s[4] in ROLES[role]}
+
+
 def _set_line(name: str, s: dict) -> str:
     line = (f"  {name:<9} detected {s['detection_rate']:6.1%} of {s['true_events']:3d}, azimuth "
             f"{s['azimuth_within_tol']:6.1%}, elevation {s['elevation_within_tol']:6.1%}, "
@@ -320,10 +333,11 @@ def _set_line(name: str, s: dict) -> str:
     return line
 
 
-def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None) -> None:
+def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None,
+             role: str = "all") -> None:
     """The five fan / yaw sets (``--skip-anechoic --fan 0.5 --yaw --sources 1 4 --rt60 0.2
     0.9``), one line each, then the tuned and the held-out ones pooled; with ``real``, the
-    same scenes with recorded source signals."""
+    same scenes with recorded source signals; ``role``: only the sets of :func:`sets_of`."""
     from foakit.evaluate import summarise
 
     pooled: dict[str, dict] = {}
@@ -331,20 +345,20 @@ def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None) 
     print(f"fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources, fan in half the clips, microphone "
           f"at a random yaw, 10 s; a share {moving:g} of the sources moving"
           + ("; recorded source signals" if real else "") + "):")
-    for name, (engine, seed, clips, rate, role) in SETS.items():
+    for name, (engine, seed, clips, rate, group) in sets_of(role).items():
         s = reverberant(clips, seed, engine, params=params, rt60=(0.2, 0.9), rate=rate,
                         sources=(1, 4), fan=0.5, yaw=True, moving=moving, real=real)
-        print(_set_line(name, s) + f"  [{engine} seed {seed}, {rate} Hz, {role}]",
+        print(_set_line(name, s) + f"  [{engine} seed {seed}, {rate} Hz, {group}]",
               flush=True)
-        p = pooled.setdefault(role, dict.fromkeys(("matches", "counts"), ()))
+        p = pooled.setdefault(group, dict.fromkeys(("matches", "counts"), ()))
         for k in ("matches", "counts"):
             p[k] = [*p[k], *s[k]]
         for k in summed:
             p[k] = p.get(k, 0) + s[k]
-    for role, p in pooled.items():
+    for group, p in pooled.items():
         s = summarise(p["matches"], p["counts"])
         s.update(p)
-        print(_set_line(role, s))
+        print(_set_line(group, s))
 
 
 #: Label fields the SO-Bench error injector corrupts
@@ -438,9 +452,11 @@ def _audit_line(name: str, a: dict) -> str:
             "flagged")
 
 
-def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None) -> None:
-    """:func:`audit_set` on each of the five sets, then the tuned and held-out ones pooled
-    (with ``real``, the corpora's sources are recordings)."""
+def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None,
+               role: str = "all") -> None:
+    """:func:`audit_set` on each of the five sets (``role``: those of :func:`sets_of`), then
+    the tuned and held-out ones pooled (with ``real``, the corpora's sources are
+    recordings)."""
     import shutil
     import tempfile
 
@@ -450,11 +466,11 @@ def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None
     tmp = tempfile.mkdtemp(prefix="foakit_accuracy_audits_")
     pooled: dict[str, dict] = {}
     try:
-        for name, (engine, seed, clips, rate, role) in SETS.items():
+        for name, (engine, seed, clips, rate, group) in sets_of(role).items():
             a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params,
                           real=real)
-            print(_audit_line(name, a) + f"  [{role}]", flush=True)
-            p = pooled.setdefault(role, {})
+            print(_audit_line(name, a) + f"  [{group}]", flush=True)
+            p = pooled.setdefault(group, {})
             for k, v in a.items():
                 if k not in p:
                     p[k] = v
@@ -464,8 +480,8 @@ def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None
                     p[k] += v
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for role, p in pooled.items():
-        print(_audit_line(role, p))
+    for group, p in pooled.items():
+        print(_audit_line(group, p))
 
 
 def analysis_params(pairs: list[str], base=None):
@@ -520,6 +536,9 @@ def main() -> int:
                     help="with --sets: also the SO-Bench and STARSS label audits on corpora "
                          "written with each set's settings (corrupted labels flagged by field, "
                          "clean labels flagged)")
+    ap.add_argument("--role", choices=tuple(ROLES), default="all",
+                    help="with --sets: run only the tuned sets (choosing a setting) or only "
+                         "the held-out ones (measuring it); default all")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
     ap.add_argument("--real-sources", action="store_true",
@@ -539,12 +558,12 @@ def main() -> int:
         raise SystemExit("--audits runs with --sets")
     real = RealSources(args.cache) if args.real_sources else None
     if args.sets:
-        run_sets(args.moving, params, real)
+        run_sets(args.moving, params, real, args.role)
         if args.audits:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
 
-            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real)
+            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real, args.role)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:

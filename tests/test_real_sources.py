@@ -1,4 +1,5 @@
-"""benchmarks/accuracy.py's recorded source signals: spans follow the recordings' sound."""
+"""benchmarks/accuracy.py: recorded source signals (spans follow the recordings' sound) and
+the `--role` choice of the fan / yaw sets."""
 
 from __future__ import annotations
 
@@ -75,3 +76,13 @@ def test_a_recorded_source_ends_at_its_first_long_pause(accuracy):
     assert (lo, hi) == (len(beep), 3 * len(beep) + len(short))
     assert span(y, sr) == (len(beep), len(y))
     assert span(np.zeros(sr), sr) == (0, 0)
+
+
+def test_role_picks_the_tuned_or_the_held_out_sets(accuracy):
+    tuned, held = accuracy.sets_of("tuned"), accuracy.sets_of("held-out")
+    assert tuned and held and not set(tuned) & set(held)
+    assert {s[4] for s in tuned.values()} == {"tuned"}
+    assert {s[4] for s in held.values()} == {"held out"}
+    assert accuracy.sets_of("all") == accuracy.SETS == {**tuned, **held}
+    with pytest.raises(ValueError, match="role='held out'"):
+        accuracy.sets_of("held out")
