@@ -280,6 +280,27 @@ def _event_shift(events: list[dict], tr: SourceTrack, az: float, el: float,
     return best
 
 
+def _other_track_near(tr: SourceTrack, tracks: dict | None, az: float, el: float,
+                      tol_deg: float, *, window: tuple[float, float] | None = None) -> bool:
+    """Is another track labelled within ``tol_deg`` of (az, el) during ``tr``'s labelled
+    frames, or (``window``: start and end, s) in its frames inside that window?"""
+    here = direction_to_vector(az, el)
+    for o in (tracks or {}).values():
+        if o is tr or len(o) == 0:
+            continue
+        if window is None:
+            sel = np.isin(o.frames, tr.frames)
+        else:
+            times = o.frames * LABEL_HOP_S
+            sel = (times >= window[0]) & (times < window[1])
+        if not sel.any():
+            continue
+        v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel])
+        if np.any(np.rad2deg(np.arccos(np.clip(v @ here, -1.0, 1.0))) <= tol_deg):
+            return True
+    return False
+
+
 def _onset_elevation(onsets: np.ndarray | None, tr: SourceTrack, az: float, el: float,
                      cfg: StarssAuditConfig, tracks: dict | None = None) -> dict | None:
     """The onsets at a stationary track's labelled azimuth during its labelled spans that
@@ -301,19 +322,8 @@ def _onset_elevation(onsets: np.ndarray | None, tr: SourceTrack, az: float, el: 
                            el_tol_deg=cfg.onset_el_tol_deg)
     if vote is None:
         return None
-    flipped = direction_to_vector(az, -el)
-    t0, t1 = wins[0][0], wins[-1][1]
-    for o in (tracks or {}).values():
-        if o is tr or len(o) == 0:
-            continue
-        times = o.frames * LABEL_HOP_S
-        sel = (times >= t0) & (times < t1)
-        if not sel.any():
-            continue
-        v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel])
-        ang = np.rad2deg(np.arccos(np.clip(v @ flipped, -1.0, 1.0)))
-        if np.any(ang <= cfg.onset_az_tol_deg):
-            vote["other_track_there"] = True
-            break
+    if _other_track_near(tr, tracks, az, -el, cfg.onset_az_tol_deg,
+                         window=(wins[0][0], wins[-1][1])):
+        vote["other_track_there"] = True
     vote["side"] = onset_side(vote, cfg, explained=bool(vote.get("other_track_there")))
     return vote

@@ -32,6 +32,7 @@ from .audit_events import (
     _onset_in_azimuth,
     _onset_near,
     _onsets_side_with_label,
+    _other_track_near,
 )
 from .audit_match import (
     _match_clip,
@@ -84,22 +85,6 @@ def _others(tr: SourceTrack, tracks: dict | None, t0: float, t1: float,
                 direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel]).sum(axis=0))
             out.append((float(az), float(el), tol))
     return out
-
-
-def _other_track_near(tr: SourceTrack, tracks: dict | None, az: float, el: float,
-                      tol_deg: float) -> bool:
-    """Is another track labelled within ``tol_deg`` of (az, el) during ``tr``'s frames?"""
-    here = direction_to_vector(az, el)
-    for o in (tracks or {}).values():
-        if o is tr or len(o) == 0:
-            continue
-        sel = np.isin(o.frames, tr.frames)
-        if not sel.any():
-            continue
-        v = direction_to_vector(o.azimuth_deg[sel], o.elevation_deg[sel])
-        if np.any(v @ here >= np.cos(np.deg2rad(tol_deg))):
-            return True
-    return False
 
 
 def _track_prominence(dmap, tr: SourceTrack, cfg: StarssAuditConfig, *, mode: str = "dir",
