@@ -21,10 +21,19 @@ comes within ``cone_deg`` of its direction while it plays):
 * ``event removed as background``, ``event removed by weak_sources_dropped``;
 * ``event present, matched elsewhere``: the one-to-one matching gave it to another source.
 
+``--motion`` asks instead where the motion label of each *detected* moving source is lost
+(its path *spanned* by a track or axis that comes within ``cone_deg`` of its start and of
+its end azimuth while it plays, 0.5 s either side): right (from a moving axis, or from the
+per-frame DOA test), the wrong way, or called stationary with ``no window-peak track spans
+its path`` (``link_tracks``), ``a track spans its path, not a steady move``
+(``moving_tracks``), ``its moving axis lost to a constant axis`` (``moving_or_stationary``),
+``its moving axis dropped by echo_axes``, or ``its moving axis kept, the event from another
+axis``; and which test called detected stationary sources moving.
+
     python benchmarks/miss_stages.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                      [--rate 16000] [--duration 10] [--sources 1 3]
                                      [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--moving 0.0] [--list]
-                                     [--oracle none|axes|keep|both]
+                                     [--oracle none|axes|keep|both] [--motion]
 
 The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
 duration of the run; the analysis itself is unchanged.  ``--oracle`` measures the ceiling of
@@ -66,7 +75,18 @@ def recording(trace: dict):
     from foakit.kernels.peaks import pick_peaks
 
     orig = {k: getattr(A, k) for k in ("clip_axes", "moving_or_stationary", "echo_axes",
-                                       "events_from_cones", "assign_sources")}
+                                       "events_from_cones", "assign_sources", "link_tracks",
+                                       "label_frame_motion")}
+
+    def link_tracks(peaks, params):
+        trace["tracks"] = orig["link_tracks"](peaks, params)
+        return trace["tracks"]
+
+    def label_frame_motion(events, frame_doa, **kw):
+        before = [e.motion for e in events]
+        orig["label_frame_motion"](events, frame_doa, **kw)
+        trace["frame_moved"] = {_key(e.onset_s, e.offset_s)
+                                for e, m in zip(events, before, strict=True) if e.motion != m}
 
     def clip_axes(peaks, ch, cv, n_frames, wf, params, sh=None, sv=None, clip_psi=1.0):
         axes = orig["clip_axes"](peaks, ch, cv, n_frames, wf, params, sh, sv, clip_psi)
@@ -89,6 +109,7 @@ def recording(trace: dict):
     def moving_or_stationary(cones, axes, params):
         keep = orig["moving_or_stationary"](cones, axes, params)
         trace["after_motion"] = axes[keep].copy()
+        trace["motion_keep"] = keep.copy()
         return keep
 
     def echo_axes(onsets, share, **kw):
@@ -117,7 +138,8 @@ def recording(trace: dict):
 
     for k, f in (("clip_axes", clip_axes), ("moving_or_stationary", moving_or_stationary),
                  ("echo_axes", echo_axes), ("events_from_cones", events_from_cones),
-                 ("assign_sources", assign_sources)):
+                 ("assign_sources", assign_sources), ("link_tracks", link_tracks),
+                 ("label_frame_motion", label_frame_motion)):
         setattr(A, k, f)
     try:
         yield
@@ -234,6 +256,85 @@ def stage(truth: dict, trace: dict, final_events, frame_rate: float) -> str:
         return "event removed by weak_sources_dropped"
     return "event present, matched elsewhere"
 
+def _key(onset_s: float, offset_s: float) -> tuple[float, float]:
+    """An event's span as its ``to_dict`` rounds it (the matching sees those values)."""
+    return round(float(onset_s), 4), round(float(offset_s), 4)
+
+
+def _spans(az, times, truth: dict, deg: float) -> bool:
+    """Whether azimuths at ``times`` (s) come within ``deg`` of the source's start and of its
+    end azimuth while it plays (0.5 s either side); the labels are azimuth motion."""
+    from foakit.conventions import azimuth_difference
+
+    end = truth.get("azimuth_end_deg")
+    end = truth["azimuth_deg"] if end is None else end
+    on = (times >= truth["onset_s"] - 0.5) & (times <= truth["offset_s"] + 0.5)
+    az = np.asarray(az)[on]
+    return bool(len(az) and np.min(np.abs(azimuth_difference(az, truth["azimuth_deg"]))) <= deg
+                and np.min(np.abs(azimuth_difference(az, end))) <= deg)
+
+
+def _moving_axes_spanning(axes: np.ndarray, truth: dict, frame_rate: float,
+                          deg: float) -> list[int]:
+    """Indices of the axes that change direction (moving tracks) and span the source."""
+    from foakit.conventions import vector_to_direction
+
+    out = []
+    for k in range(axes.shape[0]):
+        frames = np.flatnonzero(np.any(axes[k] != 0, axis=-1))
+        if not len(frames) or np.all(axes[k, frames] == axes[k, frames[0]]):
+            continue
+        frames = frames[:: max(1, len(frames) // 40)]
+        az, _ = vector_to_direction(axes[k, frames].astype(np.float64))
+        if _spans(az, frames / frame_rate, truth, deg):
+            out.append(k)
+    return out
+
+
+def motion_stage(truth: dict, estimate: dict, trace: dict, frame_rate: float) -> str:
+    """Where the motion label of a detected moving source is lost, or which test got it
+    right (see the module docstring)."""
+    from foakit.conventions import vector_to_direction
+
+    if estimate["motion"] == truth["motion"]:
+        if _key(estimate["onset_s"], estimate["offset_s"]) in trace.get("frame_moved", ()):
+            return "right, from the per-frame DOA test"
+        return "right, from a moving axis"
+    if estimate["motion"] != "stationary":
+        return "the wrong way"
+    deg = trace["params"].cone_deg
+    wsec = trace["window_frames"] / frame_rate
+    if not any(_spans(vector_to_direction(np.asarray(tr.vecs, dtype=np.float64))[0],
+                      (np.asarray(tr.windows) + 0.5) * wsec, truth, deg)
+               for tr in trace.get("tracks", [])):
+        return "called stationary: no window-peak track spans its path"
+    moving = _moving_axes_spanning(trace["axes"], truth, frame_rate, deg)
+    if not moving:
+        return "called stationary: a track spans its path, not a steady move"
+    keep = trace.get("motion_keep")
+    if keep is not None and not keep[moving].any():
+        return "called stationary: its moving axis lost to a constant axis"
+    if not _moving_axes_spanning(trace["kept"], truth, frame_rate, deg):
+        return "called stationary: its moving axis dropped by echo_axes"
+    return "called stationary: its moving axis kept, the event from another axis"
+
+
+def moved_by(estimate: dict, trace: dict) -> str:
+    """Which test called a (stationary) source's event moving."""
+    if _key(estimate["onset_s"], estimate["offset_s"]) in trace.get("frame_moved", ()):
+        return "stationary called moving by the per-frame DOA test"
+    return "stationary called moving by a moving axis"
+
+
+def _motion_row(m, trace: dict, frame_rate: float) -> str | None:
+    """``--motion``'s stage of a matched true event, or None when it has none (missed, or
+    a stationary source labelled stationary)."""
+    if not m.detected:
+        return None
+    if m.truth["motion"] != "stationary":
+        return motion_stage(m.truth, m.estimate, trace, frame_rate)
+    return None if m.estimate["motion"] == "stationary" else moved_by(m.estimate, trace)
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -252,11 +353,15 @@ def main() -> int:
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="accepted so accuracy.py's command lines run as they are (this "
                          "script has no anechoic part)")
-    ap.add_argument("--list", action="store_true", help="one line per missed event")
+    ap.add_argument("--list", action="store_true",
+                    help="one line per missed event (with --motion: per stage counted)")
     ap.add_argument("--oracle", choices=("none", "axes", "keep", "both"), default="none",
                     help="the ceiling of axis fixes: a constant axis at each true direction "
                          "no axis holds (axes), echo_axes keeping every axis that holds a "
                          "true source (keep), or both")
+    ap.add_argument("--motion", action="store_true",
+                    help="where the motion labels of detected moving sources are lost "
+                         "(use with --moving), instead of the missed events")
     args = ap.parse_args()
     from foakit.analysis import analyze_samples
     from foakit.evaluate import match_clip
@@ -266,7 +371,7 @@ def main() -> int:
 
     t0 = time.perf_counter()
     stages: collections.Counter = collections.Counter()
-    n_true = n_detected = 0
+    n_true = n_detected = n_moving = 0
     counts = []
     params = AnalysisParams()
     trace: dict = {}
@@ -287,21 +392,31 @@ def main() -> int:
             counts.append((len(truth), res.n_sources))
             for k, m in enumerate(matches):
                 n_detected += m.detected
-                if m.detected:
+                if args.motion:
+                    st = _motion_row(m, trace, res.grid.frame_rate)
+                    if st is None:
+                        continue
+                    n_moving += m.truth["motion"] != "stationary"
+                elif m.detected:
                     continue
-                st = stage(m.truth, trace, res.events, res.grid.frame_rate)
+                else:
+                    st = stage(m.truth, trace, res.events, res.grid.frame_rate)
                 stages[st] += 1
                 if args.list:
                     t = m.truth
                     print(f"  clip {i:3d} source {k}: onset {t['onset_s']:.2f} s, "
                           f"az {t['azimuth_deg']:7.1f}, el {t['elevation_deg']:6.1f}, "
                           f"direct SNR {snr[k]:5.1f} dB, {len(truth)} sources: {st}")
-    n_missed = sum(stages.values())
     exact = sum(1 for t, e in counts if e == t)
     oracle = "" if args.oracle == "none" else f" (oracle: {args.oracle})"
     print(f"{args.engine} seed {args.seed}, {args.clips} clips{oracle}: detected "
           f"{n_detected} of {n_true} true events ({n_detected / n_true:.1%}), exact count "
-          f"{exact / len(counts):.1%}; {n_missed} missed; {time.perf_counter() - t0:.0f} s")
+          f"{exact / len(counts):.1%}; {time.perf_counter() - t0:.0f} s")
+    if args.motion:
+        print(f"  {n_moving} detected moving sources' labels; detected stationary sources "
+              "called moving:")
+    else:
+        print(f"  {sum(stages.values())} missed:")
     for st, n in stages.most_common():
         print(f"  {n:4d}  {st}")
     return 0

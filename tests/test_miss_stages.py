@@ -1,0 +1,120 @@
+"""benchmarks/miss_stages.py --motion: where a detected moving source's motion label is lost."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from foakit.conventions import direction_to_vector
+from foakit.events import Track
+from foakit.params import AnalysisParams
+
+ROOT = Path(__file__).resolve().parents[1]
+FR = 50.0  # frames per second
+WF = 24  # frames per DOA window
+N = 500  # frames (10 s)
+TRUTH = {"azimuth_deg": 0.0, "azimuth_end_deg": 60.0, "elevation_deg": 10.0, "onset_s": 2.0,
+         "offset_s": 7.0, "motion": "right_to_left"}
+STILL = {"onset_s": 2.0, "offset_s": 7.0, "azimuth_deg": 30.0, "elevation_deg": 10.0,
+         "motion": "stationary"}
+
+
+@pytest.fixture(scope="module")
+def ms():
+    spec = importlib.util.spec_from_file_location("miss_stages",
+                                                  ROOT / "benchmarks" / "miss_stages.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _vec(az: float, el: float = 10.0) -> np.ndarray:
+    return np.asarray(direction_to_vector(az, el), dtype=np.float32)
+
+
+def _moving_axis(az0: float, az1: float) -> np.ndarray:
+    """An axis sweeping az0 -> az1 over the source's frames, zero elsewhere."""
+    ax = np.zeros((N, 3), np.float32)
+    a, b = int(TRUTH["onset_s"] * FR), int(TRUTH["offset_s"] * FR)
+    for f, az in zip(range(a, b), np.linspace(az0, az1, b - a), strict=True):
+        ax[f] = _vec(az)
+    return ax
+
+
+def _constant_axis(az: float) -> np.ndarray:
+    return np.broadcast_to(_vec(az), (N, 3)).copy()
+
+
+def _sweep_track(az0: float, az1: float) -> Track:
+    windows = list(range(4, 15))
+    azs = np.linspace(az0, az1, len(windows))
+    return Track(windows, [_vec(a).astype(np.float64) for a in azs], [1.0] * len(windows))
+
+
+def _trace(*, tracks=(), axes=(), keep=None, kept=None, frame_moved=()):
+    axes = np.stack(axes) if len(axes) else np.zeros((0, N, 3), np.float32)
+    t = {"params": AnalysisParams(), "window_frames": WF, "tracks": list(tracks),
+         "axes": axes, "kept": axes if kept is None else kept,
+         "frame_moved": set(frame_moved)}
+    if keep is not None:
+        t["motion_keep"] = np.asarray(keep, dtype=bool)
+    return t
+
+
+def test_a_stationary_label_is_traced_to_the_step_that_lost_the_motion(ms):
+    still = dict(STILL)
+    assert (ms.motion_stage(TRUTH, still, _trace(), FR)
+            == "called stationary: no window-peak track spans its path")
+    # a track over only half the path does not span it
+    half = _trace(tracks=[_sweep_track(0.0, 30.0)])
+    assert ms.motion_stage(TRUTH, still, half, FR).endswith("no window-peak track spans its path")
+    track = [_sweep_track(0.0, 60.0)]
+    assert (ms.motion_stage(TRUTH, still, _trace(tracks=track, axes=[_constant_axis(30.0)]), FR)
+            == "called stationary: a track spans its path, not a steady move")
+    axes = [_moving_axis(0.0, 60.0), _constant_axis(30.0)]
+    assert (ms.motion_stage(TRUTH, still, _trace(tracks=track, axes=axes, keep=[False, True]), FR)
+            == "called stationary: its moving axis lost to a constant axis")
+    only_constant = np.stack(axes[1:])
+    tr = _trace(tracks=track, axes=axes, keep=[True, True], kept=only_constant)
+    assert (ms.motion_stage(TRUTH, still, tr, FR)
+            == "called stationary: its moving axis dropped by echo_axes")
+    tr = _trace(tracks=track, axes=axes, keep=[True, True])
+    assert (ms.motion_stage(TRUTH, still, tr, FR)
+            == "called stationary: its moving axis kept, the event from another axis")
+
+
+def test_a_right_label_names_its_test_and_a_reversed_one_is_the_wrong_way(ms):
+    est = dict(STILL, motion="right_to_left", onset_s=2.00004, offset_s=7.0)
+    assert ms.motion_stage(TRUTH, est, _trace(), FR) == "right, from a moving axis"
+    by_frames = _trace(frame_moved=[ms._key(2.00004, 7.0)])
+    assert ms.motion_stage(TRUTH, est, by_frames, FR) == "right, from the per-frame DOA test"
+    assert ms.moved_by(est, by_frames) == "stationary called moving by the per-frame DOA test"
+    assert ms.moved_by(est, _trace()) == "stationary called moving by a moving axis"
+    assert (ms.motion_stage(TRUTH, dict(est, motion="left_to_right"), _trace(), FR)
+            == "the wrong way")
+
+
+def test_spans_wraps_azimuth_and_keeps_to_the_sources_time(ms):
+    truth = dict(TRUTH, azimuth_deg=170.0, azimuth_end_deg=-150.0)
+    times = np.array([2.0, 4.0, 6.5])
+    assert ms._spans(np.array([172.0, -175.0, -155.0]), times, truth, 25.0)
+    assert not ms._spans(np.array([172.0, 178.0, -100.0]), times, truth, 25.0)
+    # the end azimuth reached only 2 s after the source stopped does not count
+    assert not ms._spans(np.array([172.0, -155.0]), np.array([2.0, 9.0]), truth, 25.0)
+
+
+def test_the_motion_run_accounts_for_every_detected_moving_source():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "miss_stages.py"), "--clips", "3",
+         "--sources", "1", "2", "--moving", "1.0", "--motion"],
+        capture_output=True, text=True, timeout=600, check=True).stdout
+    lines = out.splitlines()
+    n_moving = int(lines[1].split()[0])
+    rows = [ln.split(maxsplit=1) for ln in lines[2:]]
+    assert sum(int(n) for n, st in rows if not st.startswith("stationary called")) == n_moving
+    assert n_moving > 0
