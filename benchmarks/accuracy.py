@@ -315,6 +315,23 @@ def sets_of(role: str = "all") -> dict:
     return {name: s for name, s in SETS.items() if s[4] in ROLES[role]}
 
 
+def by_family(matches) -> dict[str, tuple[int, int]]:
+    """Detected and true events per source family (the truth's ``kind``: the synthetic
+    family, or the recording's kind), lowest detection rate first."""
+    out: dict[str, list[int]] = {}
+    for m in matches:
+        d = out.setdefault(str(m.truth.get("kind")), [0, 0])
+        d[0] += bool(m.detected)
+        d[1] += 1
+    return {k: (d, n) for k, (d, n) in sorted(out.items(), key=lambda kv: (kv[1][0] / kv[1][1],
+                                                                           kv[0]))}
+
+
+def _family_line(matches) -> str:
+    return "    detected by source family: " + ", ".join(
+        f"{k} {d / n:.0%} of {n}" for k, (d, n) in by_family(matches).items())
+
+
 def _set_line(name: str, s: dict) -> str:
     line = (f"  {name:<9} detected {s['detection_rate']:6.1%} of {s['true_events']:3d}, azimuth "
             f"{s['azimuth_within_tol']:6.1%}, elevation {s['elevation_within_tol']:6.1%}, "
@@ -359,6 +376,7 @@ def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None,
         s = summarise(p["matches"], p["counts"])
         s.update(p)
         print(_set_line(group, s))
+        print(_family_line(p["matches"]))
 
 
 #: Label fields the SO-Bench error injector corrupts
@@ -597,6 +615,7 @@ def main() -> int:
     for k, b in s.get("by_direct_snr", {}).items():
         print(f"    sources whose own direct sound is {k} above the noise: detected "
               f"{b['detection_rate']:.1%} of {b['true_events']}")
+    print(_family_line(s["matches"]))
     for kind in ("moving", "stationary"):
         g = s[kind]
         if g["true_events"]:

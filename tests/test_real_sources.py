@@ -1,5 +1,5 @@
 """benchmarks/accuracy.py: recorded source signals (spans follow the recordings' sound) and
-the `--role` choice of the fan / yaw sets."""
+the `--role` choice of the fan / yaw sets, detection by source family."""
 
 from __future__ import annotations
 
@@ -86,3 +86,20 @@ def test_role_picks_the_tuned_or_the_held_out_sets(accuracy):
     assert accuracy.sets_of("all") == accuracy.SETS == {**tuned, **held}
     with pytest.raises(ValueError, match="role='held out'"):
         accuracy.sets_of("held out")
+
+
+def test_by_family_counts_each_kind_and_puts_the_worst_first(accuracy):
+    from foakit.evaluate import match_clip
+
+    truth = [{"azimuth_deg": az, "elevation_deg": 0.0, "onset_s": on, "offset_s": on + 1.0,
+              "kind": kind, "motion": "stationary"}
+             for az, on, kind in ((0.0, 1.0, "alarm"), (90.0, 3.0, "alarm"),
+                                  (-90.0, 5.0, "impacts"), (180.0, 7.0, "bell"))]
+    # events for the first alarm and the impacts only
+    events = [{"azimuth_deg": t["azimuth_deg"], "elevation_deg": 0.0, "onset_s": t["onset_s"],
+               "offset_s": t["offset_s"], "motion": "stationary"} for t in truth[::2]]
+    fam = accuracy.by_family(match_clip("c", truth, events))
+    assert fam == {"bell": (0, 1), "alarm": (1, 2), "impacts": (1, 1)}
+    assert list(fam) == ["bell", "alarm", "impacts"]
+    assert accuracy._family_line(match_clip("c", truth, events)).endswith(
+        "bell 0% of 1, alarm 50% of 2, impacts 100% of 1")
