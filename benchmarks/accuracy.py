@@ -413,8 +413,7 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     from foakit.bench.sobench.inject import inject_sobench_errors
     from foakit.bench.sobench.synth import write_sobench_corpus
     from foakit.bench.starss.audit import audit_starss
-    from foakit.bench.starss.format import LABEL_HOP_S
-    from foakit.bench.starss.inject import inject_starss_errors
+    from foakit.bench.starss.inject import inject_starss_errors, label_frames
     from foakit.bench.starss.synth import write_starss_corpus
 
     kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real)
@@ -446,10 +445,9 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     out["starss_sources"] = res.summary["counts"]["total"]
     out["starss_clean_flagged"] = len(starss_flags(res))
     bad_meta = os.path.join(tmp, name, "starss_meta_bad")
-    n_frames = {os.path.splitext(f)[0]: int(round(kw["duration_s"] / LABEL_HOP_S))
-                for f in os.listdir(os.path.join(root, "foa_dev"))}
     st_changes = inject_starss_errors(os.path.join(root, "metadata_dev"), bad_meta, rate=0.2,
-                                      seed=seed + 1, n_frames=n_frames)
+                                      seed=seed + 1,
+                                      n_frames=label_frames(os.path.join(root, "foa_dev")))
     st_flagged = starss_flags(audit_starss(os.path.join(root, "foa_dev"), bad_meta,
                                            params=params))
     got = pr(st_flagged, {(c["audio_id"], c["class"], c["source"]) for c in st_changes})

@@ -100,10 +100,12 @@ def run_sobench(tmp: str, args, corpus_kw: dict) -> dict:
 
 
 def run_starss(tmp: str, args, corpus_kw: dict) -> dict:
-    import soundfile as sf
-
     from foakit.bench.starss.audit import audit_starss
-    from foakit.bench.starss.inject import inject_starss_errors, transform_starss_labels
+    from foakit.bench.starss.inject import (
+        inject_starss_errors,
+        label_frames,
+        transform_starss_labels,
+    )
     from foakit.bench.starss.synth import write_starss_corpus
 
     root = os.path.join(tmp, "starss")
@@ -113,10 +115,7 @@ def run_starss(tmp: str, args, corpus_kw: dict) -> dict:
     res_clean = audit_starss(audio, meta, workers=args.workers)
     n_tracks = res_clean.summary["counts"]["total"]
     flagged_clean = starss_flags(res_clean)
-    n_frames = {}
-    for f in os.listdir(audio):
-        info = sf.info(os.path.join(audio, f))
-        n_frames[os.path.splitext(f)[0]] = int(info.duration / 0.1 + 1e-6)
+    n_frames = label_frames(audio)
     bad_meta = os.path.join(tmp, "starss_meta_injected")
     changes = inject_starss_errors(meta, bad_meta, rate=0.2, seed=args.seed + 1,
                                    n_frames=n_frames)

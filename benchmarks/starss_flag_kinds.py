@@ -49,8 +49,7 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
                moving: float, real=None) -> tuple[Counter, int, int]:
     """(counts by (rule, "clean" | "true" | "false"), clean sources, corrupted sources)."""
     from foakit.bench.starss.audit import audit_starss
-    from foakit.bench.starss.format import LABEL_HOP_S
-    from foakit.bench.starss.inject import inject_starss_errors
+    from foakit.bench.starss.inject import inject_starss_errors, label_frames
     from foakit.bench.starss.synth import write_starss_corpus
 
     if settings == "bar":
@@ -67,9 +66,8 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
         if v.verdict == "suspicious":
             out[(rule_of(v.reason), "clean")] += 1
     bad = os.path.join(root, "metadata_bad")
-    frames = int(round(kw.get("duration_s", 10.0) / LABEL_HOP_S))
-    n_frames = {os.path.splitext(f)[0]: frames for f in os.listdir(audio)}
-    changes = inject_starss_errors(meta, bad, rate=0.2, seed=seed + 1, n_frames=n_frames)
+    changes = inject_starss_errors(meta, bad, rate=0.2, seed=seed + 1,
+                                   n_frames=label_frames(audio))
     wrong = {(c["audio_id"], c["class"], c["source"]) for c in changes}
     for v in audit_starss(audio, bad).verdicts:
         if v.verdict == "suspicious":

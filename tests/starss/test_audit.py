@@ -7,7 +7,6 @@ import sys
 
 import numpy as np
 import pytest
-import soundfile as sf
 
 from foakit.audit.estimates import DoaEstimate
 from foakit.bench.starss.audit import (
@@ -73,14 +72,19 @@ CORPUS = dict(n_clips=10, seed=2, engine="ism", rt60_s=None, snr_db=(20.0, 30.0)
 
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
-    from foakit.bench.starss.inject import inject_starss_errors, transform_starss_labels
+    from foakit.bench.starss.inject import (
+        inject_starss_errors,
+        label_frames,
+        transform_starss_labels,
+    )
     from foakit.bench.starss.synth import write_starss_corpus
 
     base = tmp_path_factory.mktemp("starss")
     clean = base / "clean"
     write_starss_corpus(clean, **CORPUS)
     audio, meta = clean / "foa_dev", clean / "metadata_dev"
-    n_frames = {p.stem: int(sf.info(p).duration / 0.1 + 1e-6) for p in audio.iterdir()}
+    n_frames = label_frames(audio)
+    assert n_frames and set(n_frames.values()) == {80}  # 8.0 s clips
     bad = base / "meta_injected"
     changes = inject_starss_errors(meta, bad, rate=0.3, seed=3, n_frames=n_frames)
     mirrored = base / "meta_mirrored"

@@ -103,3 +103,23 @@ def test_metadata_files_pairs_by_stem(tmp_path):
         metadata_files(tmp_path)
     with pytest.raises(FormatError, match="no such metadata folder"):
         metadata_files(tmp_path / "nope")
+
+
+def test_label_frames_counts_whole_hops_of_every_wav_under_the_folder(tmp_path):
+    import soundfile as sf
+
+    from foakit.bench.starss.inject import label_frames
+    from foakit.errors import AudioError, ParameterError
+
+    (tmp_path / "dev-train").mkdir()
+    for name, rate, n in (("a.wav", 24000, 240000),  # 10.0 s
+                          ("dev-train/b.wav", 16000, 159200),  # 9.95 s
+                          ("c.wav", 24000, 2399)):  # just under 0.1 s
+        sf.write(tmp_path / name, np.zeros((n, 4), np.float32), rate)
+    (tmp_path / "notes.txt").write_text("not audio")
+    assert label_frames(tmp_path) == {"a": 100, "b": 99, "c": 0}
+    with pytest.raises(ParameterError, match="is not a folder"):
+        label_frames(tmp_path / "missing")
+    (tmp_path / "d.wav").write_bytes(b"RIFF not a wave file")
+    with pytest.raises(AudioError, match=r"d\.wav: cannot read its length"):
+        label_frames(tmp_path)

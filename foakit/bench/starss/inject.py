@@ -4,6 +4,8 @@
   rows (rotated, mirrored, front-back flipped, elevation flipped, time-shifted).
 * :func:`transform_starss_labels`: every direction label through one convention hypothesis
   (for the convention audit).
+* :func:`label_frames`: the label frames each recording of an audio folder spans (what
+  :func:`inject_starss_errors` keeps a shifted track inside).
 """
 
 from __future__ import annotations
@@ -26,7 +28,38 @@ from .format import (
     write_label_csv,
 )
 
-__all__ = ["inject_starss_errors", "transform_starss_labels"]
+__all__ = ["inject_starss_errors", "label_frames", "transform_starss_labels"]
+
+
+def label_frames(audio_dir: str | os.PathLike) -> dict[str, int]:
+    """Label frames (``LABEL_HOP_S`` each) every WAV file under ``audio_dir`` spans, by file
+    stem: the ``n_frames`` of :func:`inject_starss_errors`.
+
+    Each count is the file's duration over the hop, rounded down (the frame a recording's
+    last sample falls in is only partly covered); a rounding margin keeps a 10.0 s file at
+    100 frames.
+
+    Raises
+    ------
+    ParameterError
+        ``audio_dir`` is not a folder.
+    AudioError
+        A WAV file's header cannot be read (the error names the file).
+    """
+    import soundfile as sf
+
+    from ...errors import AudioError
+
+    if not Path(audio_dir).is_dir():
+        raise ParameterError(f"audio_dir={os.fspath(audio_dir)!r} is not a folder")
+    out = {}
+    for path in sorted(Path(audio_dir).rglob("*.wav")):
+        try:
+            info = sf.info(str(path))
+        except (sf.LibsndfileError, RuntimeError) as exc:
+            raise AudioError(path, f"cannot read its length: {exc}") from exc
+        out[path.stem] = int(info.frames / info.samplerate / LABEL_HOP_S + 1e-6)
+    return out
 
 
 def inject_starss_errors(
