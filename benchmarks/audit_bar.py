@@ -109,8 +109,7 @@ def run_starss(tmp: str, args, corpus_kw: dict) -> dict:
     from foakit.bench.starss.synth import write_starss_corpus
 
     root = os.path.join(tmp, "starss")
-    write_starss_corpus(root, n_clips=args.starss_clips, seed=args.seed, engine="ism",
-                        **corpus_kw)
+    write_starss_corpus(root, **starss_writer_kwargs(args, corpus_kw))
     audio, meta = os.path.join(root, "foa_dev"), os.path.join(root, "metadata_dev")
     res_clean = audit_starss(audio, meta, workers=args.workers)
     n_tracks = res_clean.summary["counts"]["total"]
@@ -123,8 +122,7 @@ def run_starss(tmp: str, args, corpus_kw: dict) -> dict:
     flagged = starss_flags(res_bad)
     injected = {(c["audio_id"], c["class"], c["source"]) for c in changes}
     fuma = os.path.join(tmp, "starss_fuma")
-    write_starss_corpus(fuma, n_clips=args.starss_clips, seed=args.seed, engine="ism",
-                        channel_order="fuma", **corpus_kw)
+    write_starss_corpus(fuma, channel_order="fuma", **starss_writer_kwargs(args, corpus_kw))
     conv_fuma = audit_starss(os.path.join(fuma, "foa_dev"), os.path.join(fuma, "metadata_dev"),
                              workers=args.workers).summary["convention"]
     mir_meta = os.path.join(tmp, "starss_meta_mirrored")
@@ -176,7 +174,8 @@ def verdict(r: dict, expect_best: dict) -> list[str]:
     return fails
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, whose defaults are the bar corpora's settings."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--clips", type=int, default=150, help="SO-Bench clips (default 150)")
     # 40 STARSS clips inject only ~18 labels, so one flag moved precision or recall by ~5
@@ -199,9 +198,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--only", choices=("sobench", "starss"), default=None)
     p.add_argument("--keep", default=None, help="write the corpora here and keep them")
-    args = p.parse_args(argv)
-    corpus_kw = {"rt60_s": None if args.anechoic else tuple(args.rt60),
-                 "snr_db": tuple(args.snr), "allow_motion": bool(args.motion)}
+    return p
+
+
+def corpus_kwargs(args) -> dict:
+    """The rooms, noise and motion both corpus writers take from the command line."""
+    return {"rt60_s": None if args.anechoic else tuple(args.rt60),
+            "snr_db": tuple(args.snr), "allow_motion": bool(args.motion)}
+
+
+def starss_writer_kwargs(args, corpus_kw: dict) -> dict:
+    """``write_starss_corpus``'s arguments for the STARSS bar corpus (ISM rooms)."""
+    return dict(n_clips=args.starss_clips, seed=args.seed, engine="ism", **corpus_kw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    corpus_kw = corpus_kwargs(args)
     tmp = args.keep or tempfile.mkdtemp(prefix="foakit_audit_bar_")
     os.makedirs(tmp, exist_ok=True)
     out: dict = {"corpus": {k: v for k, v in corpus_kw.items()}, "seed": args.seed,

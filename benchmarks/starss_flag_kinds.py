@@ -11,8 +11,8 @@ flags fall mostly on clean sources is where the audit's false alarms come from.
 
 ``--settings sets`` (default) writes the corpora of ``accuracy.py --sets --audits`` (RT60
 0.2-0.9 s, SNR 8-20 dB, 1-4 sources, a fan in half the clips, the microphone at a random
-yaw); ``bar`` those of ``audit_bar.py`` (ISM, RT60 0.3-0.8 s, SNR 15-30 dB, the writer's
-source counts, stationary).
+yaw); ``bar`` those of ``audit_bar.py`` (its command line's defaults with ``--clips`` and
+``--seed``: ISM, RT60 0.3-0.8 s, SNR 15-30 dB, the writer's source counts, stationary).
 """
 
 from __future__ import annotations
@@ -53,8 +53,11 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
     from foakit.bench.starss.synth import write_starss_corpus
 
     if settings == "bar":
-        kw = dict(n_clips=clips, seed=seed, engine="ism", rt60_s=(0.3, 0.8),
-                  snr_db=(15.0, 30.0), allow_motion=False)
+        import audit_bar
+
+        bar = audit_bar.build_parser().parse_args(["--starss-clips", str(clips),
+                                                   "--seed", str(seed)])
+        kw = audit_bar.starss_writer_kwargs(bar, audit_bar.corpus_kwargs(bar))
     else:
         kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real)
     corpus = os.path.join(root, "starss")
