@@ -3,23 +3,12 @@ what ``starss_flag_kinds.py --settings bar`` writes)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
-def audit_bar(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("audit_bar", ROOT / "benchmarks" / "audit_bar.py")
-    mod = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "audit_bar", mod)
-    spec.loader.exec_module(mod)
-    return mod
+def audit_bar(bench_script):
+    return bench_script("audit_bar")
 
 
 def test_the_default_starss_bar_corpus_is_80_stationary_ism_clips(audit_bar):

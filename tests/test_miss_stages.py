@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +23,9 @@ STILL = {"onset_s": 2.0, "offset_s": 7.0, "azimuth_deg": 30.0, "elevation_deg": 
          "motion": "stationary"}
 
 
-@pytest.fixture(scope="module")
-def ms():
-    spec = importlib.util.spec_from_file_location("miss_stages",
-                                                  ROOT / "benchmarks" / "miss_stages.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture()
+def ms(bench_script):
+    return bench_script("miss_stages")
 
 
 def _vec(az: float, el: float = 10.0) -> np.ndarray:

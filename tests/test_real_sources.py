@@ -3,8 +3,6 @@ the `--role` choice of the fan / yaw sets, detection by source family."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
-def accuracy(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("accuracy", ROOT / "benchmarks" / "accuracy.py")
-    mod = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "accuracy", mod)
-    spec.loader.exec_module(mod)
-    return mod
+def accuracy(bench_script):
+    return bench_script("accuracy")
 
 
 def _pool(accuracy, tmp_path):
