@@ -3,15 +3,11 @@ the `--role` choice of the fan / yaw sets, detection by source family."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import soundfile as sf
 
 from foakit.synth import Scene, Source, render_scene
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
