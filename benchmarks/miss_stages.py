@@ -256,6 +256,7 @@ def stage(truth: dict, trace: dict, final_events, frame_rate: float) -> str:
         return "event removed by weak_sources_dropped"
     return "event present, matched elsewhere"
 
+
 def _key(onset_s: float, offset_s: float) -> tuple[float, float]:
     """An event's span as its ``to_dict`` rounds it (the matching sees those values)."""
     return round(float(onset_s), 4), round(float(offset_s), 4)
