@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 import pytest
-import soundfile as sf
 
 from foakit.audit import runner as audit_runner
 from foakit.audit.checkpoint import INDEX_FILE, EstimateStore, StoredClips
@@ -30,7 +29,7 @@ def corpora(tmp_path_factory):
     figures to compare)."""
     from foakit.bench.sobench.inject import inject_sobench_errors
     from foakit.bench.sobench.synth import write_sobench_corpus
-    from foakit.bench.starss.inject import inject_starss_errors
+    from foakit.bench.starss.inject import inject_starss_errors, label_frames
     from foakit.bench.starss.synth import write_starss_corpus
 
     base = tmp_path_factory.mktemp("resume")
@@ -38,9 +37,8 @@ def corpora(tmp_path_factory):
     inject_sobench_errors(base / "so_clean", base / "so", rate=0.3, seed=1)
     write_starss_corpus(base / "st", **TINY)
     audio = base / "st" / "foa_dev"
-    n_frames = {p.stem: int(sf.info(p).duration / 0.1 + 1e-6) for p in audio.iterdir()}
     inject_starss_errors(base / "st" / "metadata_dev", base / "st_meta", rate=0.4, seed=3,
-                         n_frames=n_frames)
+                         n_frames=label_frames(audio))
     return {"sobench": ["sobench", str(base / "so")],
             "starss": ["starss", "--audio", str(audio), "--metadata", str(base / "st_meta")],
             "so_root": base / "so", "st_audio": audio, "st_meta": base / "st_meta"}
