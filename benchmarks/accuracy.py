@@ -17,6 +17,9 @@
   instruments, music, drums and effects from Debian packages, :class:`RealSources`) in
   place of the synthetic families.
 
+Detection is also broken down by what each source plays: its synthetic family, or with
+``--real-sources`` the kind of its recording.
+
     python benchmarks/accuracy.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                   [--anechoic] [--single] [--rate 16000] [--duration 10]
                                   [--sources 1 3] [--rt60 0.2 0.8] [--fan 0.0] [--yaw]
@@ -81,7 +84,10 @@ class RealSources:
     below its loudest) are then cut off, it ends at its first pause of a second or more,
     and the source's onset and offset move to where its sound starts and ends (a moving
     source keeps its path, covered in that span), so the truth is where the recording is
-    heard.  No analysis threshold was chosen on these recordings."""
+    heard.  No analysis threshold was chosen on these recordings.
+
+    After each :meth:`scene`, ``drawn`` holds the recorded kind (speech, instrument, music,
+    drum, effect) each of its sources plays, None where the synthetic signal stayed."""
 
     #: Frame (s) and floor (dB below the loudest frame) of the trim: the scenes' noise sits
     #: 8-20 dB below the sources' mean level, so a recording's lead-in (hiss, breath, a
@@ -102,6 +108,7 @@ class RealSources:
         self.rows = catalogue(cache, cap=cap)
         self.groups = sorted({(r["package"], r["kind"]) for r in self.rows})
         self._cache: dict = {}
+        self.drawn: list[str | None] = []
 
     def _sound(self, k: int, rate: int) -> np.ndarray | None:
         """Recording ``k`` at ``rate``, peak 1, silent ends trimmed; None when unreadable."""
@@ -147,6 +154,7 @@ class RealSources:
         rng.shuffle(other)
         picks = [(speech if src.label == "speech" else other).pop() for src in scene.sources]
         sources, signals = [], []
+        self.drawn = []
         for src, g in zip(scene.sources, picks, strict=True):
             members = [k for k, r in enumerate(self.rows)
                        if (r["package"], r["kind"]) == self.groups[g]]
@@ -168,7 +176,9 @@ class RealSources:
             if hi - lo < int(0.1 * rate):  # nothing usable: the synthetic signal stays
                 sources.append(src)
                 signals.append(None)
+                self.drawn.append(None)
                 continue
+            self.drawn.append(self.groups[g][1])
             onset = src.onset_s + lo / rate
             sources.append(dataclasses.replace(src, onset_s=onset,
                                                offset_s=onset + (hi - lo) / rate))
@@ -248,8 +258,14 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                                        itf.elevation_deg)) <= 20.0 for b in background))
         else:
             bg_false.append(bool(background))
-        for m, snr in zip(clip_matches, direct_snr_db(scene, signals=signals), strict=True):
+        # what each source plays: its synthetic family, or the kind of its recording
+        sounds = ([d or f"{s.kind} (synthetic)" for d, s in zip(real.drawn, scene.sources,
+                                                                 strict=True)]
+                  if real else [s.kind for s in scene.sources])
+        for m, snr, sound in zip(clip_matches, direct_snr_db(scene, signals=signals), sounds,
+                                 strict=True):
             m.extra["direct_snr_db"] = snr
+            m.extra["sound"] = sound
         matches += clip_matches
         counts.append((len(scene.sources), res.n_sources))
         missing = len(scene.sources) - (res.n_sources or 0)
@@ -316,20 +332,22 @@ def sets_of(role: str = "all") -> dict:
 
 
 def by_family(matches) -> dict[str, tuple[int, int]]:
-    """Detected and true events per synthetic source family (the truth's ``kind``), lowest
-    detection rate first.  With recorded signals the kind is not the sound (a source not
-    labelled speech plays any recording of other sounds), so callers leave it out."""
+    """Detected and true events per sound, lowest detection rate first: what
+    :func:`reverberant` put in each match's ``extra["sound"]`` (the synthetic family, or the
+    recorded kind a source plays), else the truth's ``kind`` (with recorded signals that is
+    not the sound: a source not labelled speech plays any recording of other sounds)."""
     out: dict[str, list[int]] = {}
     for m in matches:
-        d = out.setdefault(str(m.truth.get("kind")), [0, 0])
+        d = out.setdefault(str(m.extra.get("sound", m.truth.get("kind"))), [0, 0])
         d[0] += bool(m.detected)
         d[1] += 1
     return {k: (d, n) for k, (d, n) in sorted(out.items(), key=lambda kv: (kv[1][0] / kv[1][1],
                                                                            kv[0]))}
 
 
-def _family_line(matches) -> str:
-    return "    detected by source family: " + ", ".join(
+def _family_line(matches, *, recorded: bool = False) -> str:
+    what = "recorded kind" if recorded else "source family"
+    return f"    detected by {what}: " + ", ".join(
         f"{k} {d / n:.0%} of {n}" for k, (d, n) in by_family(matches).items())
 
 
@@ -377,8 +395,7 @@ def run_sets(moving: float = 0.0, params=None, real: RealSources | None = None,
         s = summarise(p["matches"], p["counts"])
         s.update(p)
         print(_set_line(group, s))
-        if real is None:
-            print(_family_line(p["matches"]))
+        print(_family_line(p["matches"], recorded=real is not None))
 
 
 #: Label fields the SO-Bench error injector corrupts
@@ -615,8 +632,7 @@ def main() -> int:
     for k, b in s.get("by_direct_snr", {}).items():
         print(f"    sources whose own direct sound is {k} above the noise: detected "
               f"{b['detection_rate']:.1%} of {b['true_events']}")
-    if real is None:
-        print(_family_line(s["matches"]))
+    print(_family_line(s["matches"], recorded=real is not None))
     for kind in ("moving", "stationary"):
         g = s[kind]
         if g["true_events"]:

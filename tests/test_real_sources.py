@@ -28,6 +28,7 @@ def _pool(accuracy, tmp_path):
                  {"package": "q", "kind": "effect", "file": tmp_path / "long.wav"}]
     pool.groups = [("p", "speech"), ("q", "effect")]
     pool._cache = {}
+    pool.drawn = []
     return pool
 
 
@@ -50,6 +51,8 @@ def test_recorded_sources_span_where_the_recording_sounds(accuracy, tmp_path):
             assert len(sig) == pytest.approx((new.offset_s - new.onset_s) * 16000, abs=1)
             assert (new.azimuth_deg, new.distance_m) == (src.azimuth_deg, src.distance_m)
         assert sorted(kinds) == ["long", "word"]  # distinct groups in one scene
+        # the recorded kind each source plays: the speech label draws the speech group
+        assert pool.drawn == ["speech", "effect"]
         x = render_scene(got, signals=signals)
         assert x.shape == (4, 6 * 16000) and np.all(np.isfinite(x))
 
@@ -92,3 +95,27 @@ def test_by_family_counts_each_kind_and_puts_the_worst_first(accuracy):
     assert list(fam) == ["bell", "alarm", "impacts"]
     assert accuracy._family_line(match_clip("c", truth, events)).endswith(
         "bell 0% of 1, alarm 50% of 2, impacts 100% of 1")
+
+
+def test_a_source_whose_recording_is_unusable_keeps_its_synthetic_signal(accuracy, tmp_path):
+    pool = _pool(accuracy, tmp_path)
+    sf.write(tmp_path / "long.wav", np.zeros(16000), 16000)  # silent: nothing to play
+    scene = Scene([Source(30, 0, 2.0, 1.0, 4.0, "speech"), Source(-90, 0, 1.0, 2.0, 4.0, "dog")],
+                  6.0, seed=3)
+    got, signals = pool.scene(scene, np.random.default_rng(0))
+    assert pool.drawn == ["speech", None]
+    assert signals[1] is None and got.sources[1] == scene.sources[1]
+
+
+def test_by_family_reads_the_sound_a_source_plays(accuracy):
+    from foakit.evaluate import match_clip
+
+    truth = [{"azimuth_deg": az, "elevation_deg": 0.0, "onset_s": on, "offset_s": on + 1.0,
+              "kind": "noise", "motion": "stationary"} for az, on in ((0.0, 1.0), (90.0, 3.0))]
+    events = [{"azimuth_deg": 0.0, "elevation_deg": 0.0, "onset_s": 1.0, "offset_s": 2.0,
+               "motion": "stationary"}]
+    matches = match_clip("c", truth, events)
+    matches[0].extra["sound"], matches[1].extra["sound"] = "music", "drum"
+    assert accuracy.by_family(matches) == {"drum": (0, 1), "music": (1, 1)}
+    assert accuracy._family_line(matches, recorded=True) == (
+        "    detected by recorded kind: drum 0% of 1, music 100% of 1")
