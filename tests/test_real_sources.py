@@ -28,7 +28,6 @@ def _pool(accuracy, tmp_path):
                  {"package": "q", "kind": "effect", "file": tmp_path / "long.wav"}]
     pool.groups = [("p", "speech"), ("q", "effect")]
     pool._cache = {}
-    pool.drawn = []
     return pool
 
 
