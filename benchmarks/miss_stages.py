@@ -34,13 +34,15 @@ axis``; and which test called detected stationary sources moving.
                                      [--rate 16000] [--duration 10] [--sources 1 3]
                                      [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--moving 0.0] [--list]
                                      [--oracle none|axes|keep|both] [--motion]
+                                     [--real-sources]
 
 The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
 duration of the run; the analysis itself is unchanged.  ``--oracle`` measures the ceiling of
 fixes to the axes: with ``axes`` a constant axis at each true direction that no axis holds
 joins the clip's axes (after them: the echo test sees it as the weakest), with ``keep``
 ``echo_axes`` keeps every axis that holds a true source, ``both`` does both; the misses
-left are those the event stage loses even then.
+left are those the event stage loses even then.  ``--real-sources`` plays recorded source
+signals in the same scenes (``accuracy.py``'s :class:`RealSources`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accuracy import render_clip  # noqa: E402
+from accuracy import RealSources, render_clip  # noqa: E402
 
 #: Onset tolerance of a detection (s), as foakit.evaluate.match_clip
 ONSET_TOL_S = 0.2
@@ -337,7 +339,7 @@ def _motion_row(m, trace: dict, frame_rate: float) -> str | None:
     return None if m.estimate["motion"] == "stationary" else moved_by(m.estimate, trace)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", type=int, default=60)
     ap.add_argument("--engine", default="ism")
@@ -363,7 +365,11 @@ def main() -> int:
     ap.add_argument("--motion", action="store_true",
                     help="where the motion labels of detected moving sources are lost "
                          "(use with --moving), instead of the missed events")
-    args = ap.parse_args()
+    ap.add_argument("--real-sources", action="store_true",
+                    help="recorded source signals, as accuracy.py --real-sources")
+    ap.add_argument("--cache", default=None,
+                    help="where the recordings are kept (default: real_recordings.py's)")
+    args = ap.parse_args(argv)
     from foakit.analysis import analyze_samples
     from foakit.evaluate import match_clip
     from foakit.params import AnalysisParams
@@ -376,18 +382,19 @@ def main() -> int:
     counts = []
     params = AnalysisParams()
     trace: dict = {}
+    real = RealSources(args.cache) if args.real_sources else None
     with recording(trace):
         for i in range(args.clips):
-            scene, _, mic_yaw, x, _ = render_clip(
+            scene, _, mic_yaw, x, signals = render_clip(
                 i, args.seed, args.engine, tuple(args.rt60), rate=args.rate,
                 duration=args.duration, sources=tuple(args.sources), fan=args.fan,
-                yaw=args.yaw, moving=args.moving)
+                yaw=args.yaw, moving=args.moving, real=real)
             truth = [yawed_truth(s.to_dict(), mic_yaw) for s in scene.sources]
             trace.clear()
             trace.update(truth=truth, oracle=args.oracle,
                          frame_rate=params.grid(scene.sample_rate).frame_rate)
             res = analyze_samples(x, scene.sample_rate, params=params)
-            snr = direct_snr_db(scene)
+            snr = direct_snr_db(scene, signals=signals)
             n_true += len(truth)
             matches = match_clip(str(i), truth, [e.to_dict() for e in res.events])
             counts.append((len(truth), res.n_sources))
@@ -410,6 +417,7 @@ def main() -> int:
                           f"direct SNR {snr[k]:5.1f} dB, {len(truth)} sources: {st}")
     exact = sum(1 for t, e in counts if e == t)
     oracle = "" if args.oracle == "none" else f" (oracle: {args.oracle})"
+    oracle += ", recorded source signals" if real else ""
     print(f"{args.engine} seed {args.seed}, {args.clips} clips{oracle}: detected "
           f"{n_detected} of {n_true} true events ({n_detected / n_true:.1%}), exact count "
           f"{exact / len(counts):.1%}; {time.perf_counter() - t0:.0f} s")

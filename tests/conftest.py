@@ -38,3 +38,26 @@ def bench_script(monkeypatch):
         return mod
 
     return load
+
+
+@pytest.fixture
+def recordings_pool(bench_script, tmp_path):
+    """A ``benchmarks/accuracy.py`` :class:`RealSources` pool of two hand-made 16 kHz
+    recordings under ``tmp_path``: group ("p", "speech") a 1 s tone after 0.5 s of hiss 30 dB
+    below it (``word.wav``), group ("q", "effect") a 5 s noise (``long.wav``)."""
+    import numpy as np
+    import soundfile as sf
+
+    accuracy = bench_script("accuracy")
+    sr = 16000
+    rng = np.random.default_rng(0)
+    t = np.arange(sr) / sr
+    word = np.concatenate([0.02 * rng.standard_normal(sr // 2), 0.9 * np.sin(2e3 * t)])
+    sf.write(tmp_path / "word.wav", word, sr)
+    sf.write(tmp_path / "long.wav", 0.3 * rng.standard_normal(5 * sr), sr)
+    pool = object.__new__(accuracy.RealSources)
+    pool.rows = [{"package": "p", "kind": "speech", "file": tmp_path / "word.wav"},
+                 {"package": "q", "kind": "effect", "file": tmp_path / "long.wav"}]
+    pool.groups = [("p", "speech"), ("q", "effect")]
+    pool._cache = {}
+    return pool

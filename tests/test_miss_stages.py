@@ -113,3 +113,13 @@ def test_the_motion_run_accounts_for_every_detected_moving_source():
     rows = [ln.split(maxsplit=1) for ln in lines[2:]]
     assert sum(int(n) for n, st in rows if not st.startswith("stationary called")) == n_moving
     assert n_moving > 0
+
+
+def test_the_run_plays_recorded_sources_with_real_sources(ms, recordings_pool, monkeypatch,
+                                                           capsys):
+    monkeypatch.setattr(ms, "RealSources", lambda cache=None: recordings_pool)
+    assert ms.main(["--clips", "2", "--sources", "1", "1", "--duration", "6",
+                    "--real-sources"]) == 0
+    out = capsys.readouterr().out
+    assert "2 clips, recorded source signals: detected" in out
+    assert len(recordings_pool.drawn) == 1 and recordings_pool.drawn[0] in ("speech", "effect")

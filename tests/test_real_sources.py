@@ -15,24 +15,8 @@ def accuracy(bench_script):
     return bench_script("accuracy")
 
 
-def _pool(accuracy, tmp_path):
-    sr = 16000
-    rng = np.random.default_rng(0)
-    t = np.arange(sr) / sr
-    # a 1 s tone after 0.5 s of hiss 30 dB below it, and a 5 s noise
-    word = np.concatenate([0.02 * rng.standard_normal(sr // 2), 0.9 * np.sin(2e3 * t)])
-    sf.write(tmp_path / "word.wav", word, sr)
-    sf.write(tmp_path / "long.wav", 0.3 * rng.standard_normal(5 * sr), sr)
-    pool = object.__new__(accuracy.RealSources)
-    pool.rows = [{"package": "p", "kind": "speech", "file": tmp_path / "word.wav"},
-                 {"package": "q", "kind": "effect", "file": tmp_path / "long.wav"}]
-    pool.groups = [("p", "speech"), ("q", "effect")]
-    pool._cache = {}
-    return pool
-
-
-def test_recorded_sources_span_where_the_recording_sounds(accuracy, tmp_path):
-    pool = _pool(accuracy, tmp_path)
+def test_recorded_sources_span_where_the_recording_sounds(recordings_pool):
+    pool = recordings_pool
     scene = Scene([Source(30, 0, 2.0, 1.0, 4.0, "speech"), Source(-90, 0, 1.0, 2.0, 4.0, "dog")],
                   6.0, seed=3)
     for seed in range(4):
@@ -96,9 +80,9 @@ def test_by_family_counts_each_kind_and_puts_the_worst_first(accuracy):
         "bell 0% of 1, alarm 50% of 2, impacts 100% of 1")
 
 
-def test_a_source_whose_recording_is_unusable_keeps_its_synthetic_signal(accuracy, tmp_path):
-    pool = _pool(accuracy, tmp_path)
-    sf.write(tmp_path / "long.wav", np.zeros(16000), 16000)  # silent: nothing to play
+def test_a_source_whose_recording_is_unusable_keeps_its_synthetic_signal(recordings_pool):
+    pool = recordings_pool
+    sf.write(pool.rows[1]["file"], np.zeros(16000), 16000)  # silent: nothing to play
     scene = Scene([Source(30, 0, 2.0, 1.0, 4.0, "speech"), Source(-90, 0, 1.0, 2.0, 4.0, "dog")],
                   6.0, seed=3)
     got, signals = pool.scene(scene, np.random.default_rng(0))
