@@ -9,7 +9,8 @@
    overlapping sources from different directions become separate events.  In a room the
    reverberation of every source leaks into every cone, so a segment must start with an
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
-   cone's loud level); it is cut back to its first such onset, or dropped when it has none.
+   cone's loud level); it is cut back to its first such onset (to where the cone's level
+   starts climbing into it, for a soft attack: ``onset_ramp_s``), or dropped when it has none.
    Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
    frame) are reflections and dropped first (:func:`echo_axes`), and of events from
    different directions with nearly the same onset (``echo_event_onset_s``) and span
@@ -418,8 +419,10 @@ def events_from_cones(
         # judge each sound on its own (dips inside it bridged), then merge the pauses
         clean_activity(act, n_valid, int(round(params.onset_merge_gap_s * frame_rate)), 0)
         onset_level = 10.0 * np.log10(np.maximum(cones[..., 4] * power_scale, tiny))
+        ramp = int(round(params.onset_ramp_s * frame_rate))
         for k in range(n_tracks):
-            _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db)
+            _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db, lv[k],
+                           ramp=ramp, ramp_db=params.onset_ramp_db)
     clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []
     for k in range(n_tracks):
@@ -440,15 +443,26 @@ def events_from_cones(
 _ONSET_LOOKBACK = 3
 
 
-def _onset_support(act: np.ndarray, onset: np.ndarray) -> None:
-    """Cut each active segment of ``act`` (in place) back to its first onset frame; drop it
-    when it has none.  (A sound already playing when the clip begins has its onset in the
-    first frame: the onset test compares it with the silence before the clip.)"""
+def _onset_support(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, ramp: int = 0,
+                   ramp_db: float = 2.0) -> None:
+    """Cut each active segment of ``act`` (in place) back to where its first onset's attack
+    starts; drop it when it has none.  (A sound already playing when the clip begins has
+    its onset in the first frame: the onset test compares it with the silence before the
+    clip.)
+
+    The attack starts at the onset frame, or up to ``ramp`` frames before it while the
+    cone's ``level`` (dB) climbs at least ``ramp_db`` each frame into it: a soft attack
+    fills its cone before any of its bins rises by ``onset_ratio`` within ``onset_frames``,
+    while another source's sound leaking into the cone holds its level, so no frame of it
+    is taken.  The start never moves before the segment's own."""
     for start, stop in segments(act):
         a = max(0, start - _ONSET_LOOKBACK)
         hit = np.flatnonzero(onset[a:stop])
         if len(hit):
-            act[start:max(start, a + int(hit[0]))] = 0
+            t = h = a + int(hit[0])
+            while t > start and h - t < ramp and level[t - 1] <= level[t] - ramp_db:
+                t -= 1
+            act[start:max(start, t)] = 0
         else:
             act[start:stop] = 0
 

@@ -158,6 +158,11 @@ class AnalysisParams:
     event_merge_gap_s: float = 1.3
     # before the onset support, dips up to this long are bridged (one sound, one onset)
     onset_merge_gap_s: float = 0.2
+    # a soft attack rises in its cone before any bin rises by onset_ratio: a segment's start
+    # moves back from its first onset over the frames where the cone's level climbs at least
+    # onset_ramp_db per frame, by at most onset_ramp_s (0 = the onset frame itself)
+    onset_ramp_s: float = 0.2
+    onset_ramp_db: float = 2.0
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
     # a source moving through a room often gives a stationary histogram peak (the middle of
@@ -197,6 +202,8 @@ class AnalysisParams:
             ("window_weighting", 0.0 <= self.window_weighting <= 1.0),
             ("event_onset_db", self.event_onset_db >= 0.0),
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
+            ("onset_ramp_s", self.onset_ramp_s >= 0.0),
+            ("onset_ramp_db", self.onset_ramp_db > 0.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),

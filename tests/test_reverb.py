@@ -98,15 +98,43 @@ def test_onset_support_cuts_leak_and_drops_segments_without_onsets():
     act[45:55] = 1   # leakage only
     onset = np.zeros(60, bool)
     onset[[0, 24]] = True
-    _onset_support(act, onset)
+    flat = np.zeros(60)  # a level that does not climb: no frame before an onset is taken
+    _onset_support(act, onset, flat, ramp=10)
     assert np.flatnonzero(act).tolist() == list(range(0, 8)) + list(range(24, 35))
     # an onset just before the level rises (the level is smoothed) still counts
     act = np.zeros(20, np.uint8)
     act[10:15] = 1
     onset = np.zeros(20, bool)
     onset[8] = True
-    _onset_support(act, onset)
+    _onset_support(act, onset, np.zeros(20))
     assert np.flatnonzero(act).tolist() == list(range(10, 15))
+
+
+def test_onset_support_starts_a_soft_attack_where_its_cone_level_begins_to_climb():
+    act = np.zeros(60, np.uint8)
+    act[15:40] = 1
+    onset = np.zeros(60, bool)
+    onset[24] = True
+    level = np.full(60, -30.0)
+    level[19:25] = [-28.0, -25.0, -22.0, -21.5, -18.0, -15.0]  # a 0.5 dB step into frame 22
+    got = act.copy()
+    _onset_support(got, onset, level, ramp=10, ramp_db=2.0)
+    # the level climbs 3.5 dB into frame 23 and 3 dB into 24, only 0.5 dB into 22
+    assert np.flatnonzero(got)[0] == 22
+    got = act.copy()
+    _onset_support(got, onset, level, ramp=10, ramp_db=0.4)
+    assert np.flatnonzero(got)[0] == 18  # every step from frame 18 on climbs 0.5 dB or more
+    got = act.copy()
+    _onset_support(got, onset, level, ramp=1, ramp_db=0.4)
+    assert np.flatnonzero(got)[0] == 23  # at most ramp frames back
+    got = act.copy()
+    _onset_support(got, onset, level, ramp=0, ramp_db=0.4)
+    assert np.flatnonzero(got)[0] == 24  # off: the onset frame
+    # never before the segment's own start
+    got = np.zeros(60, np.uint8)
+    got[22:40] = 1
+    _onset_support(got, onset, np.linspace(-80.0, 0.0, 60), ramp=10, ramp_db=0.4)
+    assert np.flatnonzero(got)[0] == 22
 
 
 @pytest.mark.parametrize("seed", [47, 49])

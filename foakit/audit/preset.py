@@ -11,7 +11,8 @@ __all__ = ["AUDIT_PARAMS"]
 #: presence, event support, onset checks) are calibrated on.  They differ from the analysis
 #: defaults, which are tuned for events rather than for checking labels (docs/method.md,
 #: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the frame-DOA motion test,
-#: which no audit check reads, is off.
+#: which no audit check reads, is off, as is the soft-attack ramp of the events' starts
+#: (the onset checks are calibrated on starts at the onset frame).
 AUDIT_PARAMS = AnalysisParams(
     smooth_frames=5,
     psi_max=0.5,
@@ -29,4 +30,5 @@ AUDIT_PARAMS = AnalysisParams(
     min_source_confidence=0.1,
     event_merge_gap_s=1.0,
     motion_frame_min_deg=0.0,
+    onset_ramp_s=0.0,
 )
