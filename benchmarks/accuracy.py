@@ -357,9 +357,9 @@ def _set_line(name: str, s: dict) -> str:
             f"exact count {s['exact_count_rate']:6.1%} of {s['clips']:2d}")
     if "unmatched_events" in s:
         line += f", events matching no source {s['unmatched_events']}"
-    late = [m.onset_error_s for m in s["matches"] if m.detected]
-    if late:  # the sign shows a bias: events that start late (+) or early (-)
-        line += f", mean onset error {np.mean(late):+.3f} s"
+    onset_errors = [m.onset_error_s for m in s["matches"] if m.detected]
+    if onset_errors:  # the sign shows a bias: events that start late (+) or early (-)
+        line += f", mean onset error {np.mean(onset_errors):+.3f} s"
     if "count_under" in s:
         line += (f"; count over {s['count_over']}, under {s['count_under']} (with as many "
                  f"undetected sources as missing {s['count_under_undetected']})")
