@@ -1,0 +1,85 @@
+"""benchmarks/accuracy.py --sets: the two corpora of the analysis issue and their bars."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+
+@pytest.fixture()
+def accuracy(bench_script):
+    return bench_script("accuracy")
+
+
+def _truth(az, onset, motion="stationary"):
+    t = {"azimuth_deg": az, "elevation_deg": 0.0, "onset_s": onset, "offset_s": onset + 1.0,
+         "motion": motion}
+    if motion != "stationary":
+        t["azimuth_end_deg"] = az + 60.0
+    return t
+
+
+def test_bar_line_says_met_or_not_met_for_each_figure(accuracy):
+    from foakit.evaluate import match_clip, summarise
+
+    truth = [_truth(0.0, 1.0), _truth(90.0, 3.0), _truth(-90.0, 5.0, "right_to_left")]
+    # the first found with its direction, the second 30 deg off, the moving one found
+    # with the wrong label; one clip whose count is right
+    events = [{"azimuth_deg": 0.0, "elevation_deg": 0.0, "onset_s": 1.0, "offset_s": 2.0,
+               "motion": "stationary"},
+              {"azimuth_deg": 120.0, "elevation_deg": 0.0, "onset_s": 3.0, "offset_s": 4.0,
+               "motion": "stationary"},
+              {"azimuth_deg": -60.0, "elevation_deg": 0.0, "onset_s": 5.0, "offset_s": 6.0,
+               "motion": "stationary"}]
+    matches = match_clip("c", truth, events)
+    s = summarise(matches, [(3, 3)])
+    s["matches"] = matches
+    line = accuracy.bar_line(s, accuracy.CORPORA["plain"]["bar"])
+    assert line.startswith("    against the bar: detected 100.0% (>= 93%: met)")
+    assert "azimuth 50.0% (>= 95%: not met)" in line
+    assert "elevation 100.0% (>= 93%: met)" in line
+    assert "count 100.0% (>= 88%: met)" in line
+    assert "moving detected 100.0% (>= 85%: met)" in line
+    assert line.endswith("motion label 0.0% (>= 80%: not met)")
+    # without moving sources their two figures are not judged
+    still = match_clip("c", truth[:2], events[:2])
+    s = summarise(still, [(2, 3)])
+    s["matches"] = still
+    line = accuracy.bar_line(s, accuracy.CORPORA["plain"]["bar"])
+    assert "count 0.0% (>= 88%: not met)" in line
+    assert line.endswith("moving detected - (>= 85%: -), motion label - (>= 80%: -)")
+
+
+def test_the_corpora_hold_the_issue_settings_and_bars(accuracy):
+    fan, plain = accuracy.CORPORA["fan"], accuracy.CORPORA["plain"]
+    assert (fan["sources"], fan["rt60"], fan["fan"], fan["yaw"]) == ((1, 4), (0.2, 0.9), 0.5,
+                                                                      True)
+    assert (plain["sources"], plain["rt60"], plain["fan"], plain["yaw"], plain["moving"]) == (
+        (1, 3), (0.2, 0.8), 0.0, False, 0.2)
+    assert list(fan["bar"].values()) == [0.88, 0.92, 0.90, 0.80]
+    assert list(plain["bar"].values()) == [0.93, 0.95, 0.93, 0.88, 0.85, 0.80]
+
+
+def test_run_sets_renders_the_corpus_asked_for(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+    with pytest.raises(ValueError, match="corpus='dry'"):
+        accuracy.run_sets(corpus="dry")
+    accuracy.run_sets(corpus="plain")
+    out = capsys.readouterr().out
+    assert out.startswith("plain sets (RT60 0.2-0.8 s, 1-3 sources, no fan")
+    assert "a share 0.2 of the sources moving" in out
+    assert "[ism seed 3, 16000 Hz, held out]" in out
+    assert "against the bar: detected" in out and "motion label" in out
+    accuracy.run_sets(corpus="fan", moving=0.0)
+    out = capsys.readouterr().out
+    assert out.startswith("fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources")
+    assert "a share 0 of the sources moving" in out
+    bar = [ln for ln in out.splitlines() if "against the bar" in ln]
+    assert len(bar) == 1 and "(>= 88%" in bar[0] and "moving detected" not in bar[0]
+
+
+def test_the_audits_refuse_the_plain_corpus(accuracy, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--corpus", "plain"])
+    with pytest.raises(SystemExit, match="--audits writes the fan / yaw corpora only"):
+        accuracy.main()
