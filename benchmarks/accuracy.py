@@ -300,8 +300,10 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                      "motion_label_right": sum(m.estimate.get("motion") == m.truth["motion"]
                                                for m in det)}
     out["fan_clips"] = len(bg_found)
+    out["fan_found"] = int(sum(bg_found))
     out["fan_as_background"] = float(np.mean(bg_found)) if bg_found else float("nan")
     out["no_fan_clips"] = len(bg_false)
+    out["background_without_fan"] = int(sum(bg_false))
     out["false_background"] = float(np.mean(bg_false)) if bg_false else float("nan")
     out["early_unmatched_events"] = early_extra
     out["unmatched_events"] = unmatched
@@ -369,6 +371,11 @@ def _set_line(name: str, s: dict) -> str:
         right = sum(m.estimate.get("motion") == m.truth["motion"] for m in det)
         line += (f"; moving detected {len(det)}/{len(mv)}, label right "
                  f"{right}/{len(det)}")
+    if s.get("fan_clips"):
+        line += f"; fan as background {s['fan_found']}/{s['fan_clips']}"
+    if "no_fan_clips" in s:
+        line += (f"; a background without a fan {s['background_without_fan']}/"
+                 f"{s['no_fan_clips']}")
     return line
 
 
@@ -421,7 +428,8 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
     c = CORPORA[corpus]
     moving = c["moving"] if moving is None else moving
     pooled: dict[str, dict] = {}
-    summed = ("unmatched_events", "count_over", "count_under", "count_under_undetected")
+    summed = ("unmatched_events", "count_over", "count_under", "count_under_undetected",
+              "fan_clips", "fan_found", "no_fan_clips", "background_without_fan")
     print(f"{c['title']}; a share {moving:g} of the sources moving"
           + ("; recorded source signals" if real else "") + "):")
     for name, (engine, seed, clips, rate, group) in sets_of(role).items():

@@ -406,12 +406,21 @@ BACKGROUND_MAX_SPREAD_DEG = 30.0
 #: Least quiet time (s) in a part for it to count, and parts that must count
 BACKGROUND_MIN_QUIET_S = 0.25
 BACKGROUND_MIN_PARTS = 2
+#: A clip quiet in one part only (sources play through the rest) has its background read
+#: there when that part holds this much quiet time (s) this directly
+BACKGROUND_ONE_PART_S = 1.0
+BACKGROUND_ONE_PART_DIRECTNESS = 0.15
+#: One counted part may point elsewhere (a source's tail outweighs the floor in its quiet
+#: frames) when it is itself directional and the agreeing parts hold this share of the
+#: counted quiet frames
+BACKGROUND_AGREE_SHARE = 0.5
 #: Events within this angle (degrees) of the background that start with the clip (first
-#: 0.1 s), last most of it (``BACKGROUND_SPAN``) or are not ``BACKGROUND_ABOVE_DB`` louder
-#: than it are the background, not sources
+#: 0.1 s), last most of it (``BACKGROUND_SPAN``) or are no louder than its level plus
+#: ``BACKGROUND_ABOVE_DB`` are the background, not sources (a source near a fan and louder
+#: than it stays)
 BACKGROUND_EVENT_DEG = 25.0
 BACKGROUND_SPAN = 0.8
-BACKGROUND_ABOVE_DB = 3.0
+BACKGROUND_ABOVE_DB = 0.0
 #: An event from elsewhere that starts with the clip and is this much quieter than the
 #: background is one of its reflections
 BACKGROUND_BELOW_DB = 5.0
@@ -428,10 +437,16 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
     band intensity vectors, each over its frame's band energy.
     A background is reported when at least :data:`BACKGROUND_MIN_PARTS` parts count, all
     of them at least :data:`BACKGROUND_MIN_DIRECTNESS` direct and within
-    :data:`BACKGROUND_MAX_SPREAD_DEG` of the direction of all quiet frames together.  Its
-    direction is then read from the quiet frames' per-frame DOA (``frame_doa``: non-diffuse
-    bins, whitened across frequency), which the band sums' loud low frequencies and their
-    room reflections do not pull about.
+    :data:`BACKGROUND_MAX_SPREAD_DEG` of the direction of all quiet frames together; or when
+    all but one do and that one is directional too but points elsewhere (a source's tail
+    outweighs the floor in its few quiet frames), the others holding at least
+    :data:`BACKGROUND_AGREE_SHARE` of the counted quiet frames (an isotropic part says the
+    floor's direction went away: no background); or when a single part counts with at
+    least :data:`BACKGROUND_ONE_PART_S` of quiet time at least
+    :data:`BACKGROUND_ONE_PART_DIRECTNESS` direct (sources fill the rest of the clip).  Its
+    direction is then read from the per-frame DOA (``frame_doa``: non-diffuse bins,
+    whitened across frequency) of the quiet frames it was found in, which the band sums'
+    loud low frequencies and their room reflections do not pull about.
 
     Parameters
     ----------
@@ -465,29 +480,26 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
     unit = np.zeros((n, 3))
     unit[quiet] = iv[quiet, :3] / iv[quiet, 3:4]
     bounds = np.linspace(0, n, BACKGROUND_PARTS + 1).round().astype(int)
-    parts = []
+    parts = []  # (mean unit vector, quiet frames) of each part with enough of them
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        q = quiet[a:b]
+        q = np.zeros(n, dtype=bool)
+        q[a:b] = quiet[a:b]
         if q.sum() >= least:
-            parts.append(unit[a:b][q].mean(axis=0))
-    if len(parts) < BACKGROUND_MIN_PARTS:
+            parts.append((unit[q].mean(axis=0), q))
+    used = _background_frames(parts, quiet, unit, frame_rate)
+    if used is None:
         return []
-    vec = unit[quiet].mean(axis=0)
+    vec = unit[used].mean(axis=0)
     directness = float(np.linalg.norm(vec))
-    cos_spread = math.cos(math.radians(BACKGROUND_MAX_SPREAD_DEG))
-    for p in parts:
-        pn = float(np.linalg.norm(p))
-        if pn < BACKGROUND_MIN_DIRECTNESS or float(p @ vec) < cos_spread * pn * directness:
-            return []
     az, el = vector_to_direction(vec)
     if frame_doa is not None:
-        fd = np.asarray(frame_doa, dtype=np.float64)[quiet]
+        fd = np.asarray(frame_doa, dtype=np.float64)[used]
         dv = (fd[:, :3] * fd[:, 3:4]).sum(axis=0)
         if np.linalg.norm(dv) > 0:
             az, el = vector_to_direction(dv)
-    n_quiet = int(quiet.sum())
+    n_quiet = int(used.sum())
     # the median quiet frame's band power times the directness: the directional part
-    power = float(np.median(iv[quiet, 3])) * power_scale * directness
+    power = float(np.median(iv[used, 3])) * power_scale * directness
     return [{
         "azimuth_deg": round(float(az), 2),
         "elevation_deg": round(float(el), 2),
@@ -497,10 +509,44 @@ def steady_background(frame_iv: np.ndarray, active: np.ndarray, *, frame_rate: f
     }]
 
 
+def _background_frames(parts: list, quiet: np.ndarray, unit: np.ndarray,
+                       frame_rate: float) -> np.ndarray | None:
+    """The quiet frames a steady background is read from (see :func:`steady_background`),
+    or None when the parts do not show one."""
+    if len(parts) == 1:
+        p, q = parts[0]
+        if (q.sum() >= BACKGROUND_ONE_PART_S * frame_rate
+                and float(np.linalg.norm(p)) >= BACKGROUND_ONE_PART_DIRECTNESS):
+            return q
+        return None
+    if len(parts) < BACKGROUND_MIN_PARTS:
+        return None
+    cos_spread = math.cos(math.radians(BACKGROUND_MAX_SPREAD_DEG))
+
+    def apart(ps, vec):
+        d = float(np.linalg.norm(vec))
+        return [j for j, (p, _) in enumerate(ps)
+                if (pn := float(np.linalg.norm(p))) < BACKGROUND_MIN_DIRECTNESS
+                or float(p @ vec) < cos_spread * pn * d]
+
+    off = apart(parts, unit[quiet].mean(axis=0))
+    if not off:
+        return quiet
+    if len(off) > 1 or float(np.linalg.norm(parts[off[0]][0])) < BACKGROUND_MIN_DIRECTNESS:
+        return None
+    rest = [pq for j, pq in enumerate(parts) if j != off[0]]
+    used = np.logical_or.reduce([q for _, q in rest])
+    counted = sum(int(q.sum()) for _, q in parts)
+    if (len(rest) < BACKGROUND_MIN_PARTS or used.sum() < BACKGROUND_AGREE_SHARE * counted
+            or apart(rest, unit[used].mean(axis=0))):
+        return None
+    return used
+
+
 def _is_background(ev: Event, bg: dict, duration_s: float) -> bool:
     """Whether an event is the background or one of its reflections: from its direction,
-    an event that starts with the clip, lasts most of it or is not clearly louder than it
-    (the background's own wobble); from elsewhere, one that starts with the clip well
+    an event that starts with the clip, lasts most of it or is no louder than it (the
+    background's own wobble); from elsewhere, one that starts with the clip well
     below the background's level (a reflection of the sound already playing)."""
     if ev.azimuth_deg is None or ev.elevation_deg is None or ev.energy_db is None:
         return False

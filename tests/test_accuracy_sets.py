@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -71,12 +72,16 @@ def test_run_sets_renders_the_corpus_asked_for(accuracy, monkeypatch, capsys):
     assert "a share 0.2 of the sources moving" in out
     assert "[ism seed 3, 16000 Hz, held out]" in out
     assert "against the bar: detected" in out and "motion label" in out
+    # no fan in the plain scenes: each line says how often a background was reported anyway
+    assert re.search(r"; a background without a fan \d/1\n", out)
+    assert "fan as background" not in out
     accuracy.run_sets(corpus="fan", moving=0.0)
     out = capsys.readouterr().out
     assert out.startswith("fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources")
     assert "a share 0 of the sources moving" in out
     bar = [ln for ln in out.splitlines() if "against the bar" in ln]
     assert len(bar) == 1 and "(>= 88%" in bar[0] and "moving detected" not in bar[0]
+    assert re.search(r"; (fan as background \d/1|a background without a fan \d/1)\n", out)
 
 
 def test_the_audits_refuse_the_plain_corpus(accuracy, monkeypatch):

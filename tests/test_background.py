@@ -106,6 +106,59 @@ def test_steady_background_rejects_isotropic_turning_and_scarce_floors():
                              power_scale=1.0) == []
 
 
+def _parts_scene(n=400):
+    """Four parts of 100 frames at 40 frames/s: ``active`` marks the events' frames."""
+    return n, 40.0, np.zeros(n, dtype=bool)
+
+
+def test_a_background_quiet_in_one_part_only_needs_a_second_of_it():
+    n, fr, active = _parts_scene()
+    active[:] = True
+    fan = 0.3 * direction_to_vector(-60.0, 10.0)
+    vecs = np.tile(-fan, (n, 1))  # the sources' frames point elsewhere
+    vecs[300:] = fan
+    for quiet_frames, want in ((45, True), (35, False)):
+        act = active.copy()
+        act[400 - quiet_frames:] = False  # quiet at the end only: 1.1 s, then 0.9 s
+        out = steady_background(_iv(vecs), act, frame_rate=fr, power_scale=1.0)
+        assert bool(out) is want
+    act = active.copy()
+    act[355:] = False
+    out = steady_background(_iv(vecs), act, frame_rate=fr, power_scale=1.0)
+    assert angular_distance(out[0]["azimuth_deg"], out[0]["elevation_deg"], -60.0, 10.0) < 0.1
+    assert out[0]["quiet_s"] == pytest.approx(45 / fr)
+    # a faint direction in that one part (a tail in diffuse noise) is not a background
+    faint = np.where(np.arange(n)[:, None] >= 300, 0.4 * fan, -fan)
+    assert steady_background(_iv(faint), act, frame_rate=fr, power_scale=1.0) == []
+
+
+def test_one_part_may_point_elsewhere_when_it_is_directional():
+    n, fr, active = _parts_scene()
+    active[20:100] = active[120:200] = active[220:300] = active[320:400] = True
+    fan = 0.3 * direction_to_vector(120.0, -5.0)
+    vecs = np.tile(fan, (n, 1))
+    vecs[200:220] = 0.3 * direction_to_vector(0.0, 0.0)  # a tail outweighs the fan there
+    out = steady_background(_iv(vecs), active, frame_rate=fr, power_scale=1.0)
+    assert len(out) == 1
+    assert angular_distance(out[0]["azimuth_deg"], out[0]["elevation_deg"], 120.0, -5.0) < 0.1
+    assert out[0]["quiet_s"] == pytest.approx(60 / fr)  # the three agreeing parts
+    # an isotropic part: the direction went away, so the floor is no steady background
+    iso = vecs.copy()
+    iso[200:220] = 0.0
+    iso[200:220, 0] = 0.01
+    assert steady_background(_iv(iso), active, frame_rate=fr, power_scale=1.0) == []
+    # two parts elsewhere
+    two = vecs.copy()
+    two[300:320] = 0.3 * direction_to_vector(-90.0, 0.0)
+    assert steady_background(_iv(two), active, frame_rate=fr, power_scale=1.0) == []
+    # the agreeing parts must hold at least half the counted quiet frames
+    act = active.copy()
+    act[200:300] = False  # the part elsewhere now has 100 quiet frames against their 60
+    lop = vecs.copy()
+    lop[200:300] = 0.3 * direction_to_vector(0.0, 0.0)
+    assert steady_background(_iv(lop), act, frame_rate=fr, power_scale=1.0) == []
+
+
 def test_is_background_rules():
     bg = {"azimuth_deg": 40.0, "elevation_deg": 0.0, "level_db": -20.0}
 
@@ -115,8 +168,8 @@ def test_is_background_rules():
 
     assert _is_background(ev(45.0, 0.0, 1.0, -5.0), bg, 10.0)  # with the clip, its direction
     assert _is_background(ev(45.0, 1.0, 9.5, -5.0), bg, 10.0)  # lasts most of the clip
-    assert _is_background(ev(45.0, 4.0, 5.0, -18.0), bg, 10.0)  # not clearly louder
-    assert not _is_background(ev(45.0, 4.0, 5.0, -10.0), bg, 10.0)  # a source there
+    assert _is_background(ev(45.0, 4.0, 5.0, -21.0), bg, 10.0)  # no louder than it
+    assert not _is_background(ev(45.0, 4.0, 5.0, -18.0), bg, 10.0)  # a source there
     assert _is_background(ev(-90.0, 0.0, 0.6, -30.0), bg, 10.0)  # a quiet reflection
     assert not _is_background(ev(-90.0, 0.0, 3.0, -12.0), bg, 10.0)  # a source at 0 s
     assert not _is_background(ev(-90.0, 2.0, 3.0, -30.0), bg, 10.0)
