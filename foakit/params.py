@@ -163,6 +163,10 @@ class AnalysisParams:
     # onset_ramp_db per frame, by at most onset_ramp_s (0 = the onset frame itself)
     onset_ramp_s: float = 0.2
     onset_ramp_db: float = 2.0
+    # the onset test compares a clip's first frames with silence before the clip, so the
+    # noise floor itself "starts" there: an event from the first frames below this
+    # confidence is the floor, not a sound already playing (0 keeps them)
+    start_min_confidence: float = 0.05
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
     # a source moving through a room often gives a stationary histogram peak (the middle of
@@ -204,6 +208,7 @@ class AnalysisParams:
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("onset_ramp_s", self.onset_ramp_s >= 0.0),
             ("onset_ramp_db", self.onset_ramp_db > 0.0),
+            ("start_min_confidence", 0.0 <= self.start_min_confidence <= 1.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),

@@ -206,7 +206,8 @@ def test_new_parameters_are_validated():
 
     for kw in ({"vote_whitening": -1}, {"event_onset_db": -3}, {"echo_share": 1.5},
                {"motion_frame_cone_deg": 0}, {"motion_frame_min_deg": -1},
-               {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0}):
+               {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0},
+               {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
 
@@ -344,3 +345,20 @@ def test_a_brief_event_starting_with_a_louder_one_and_ending_inside_it_is_its_re
     # one starting more than echo_event_onset_s later is a sound of its own
     late = Event(1.70, 2.30, -103.7, 18.0, confidence=0.05)
     assert len(_drop_reflection_events([late, source], params)) == 2
+
+
+@pytest.mark.parametrize("clip, seed, engine, first", [
+    (38, 0, "ism", None),             # one source at 3.3 s: the floor's start is no event
+    (14, 2, "pyroomacoustics", 0.0),  # an impact train playing from 0 s stays
+])
+def test_the_noise_floors_own_start_is_no_event(bench_script, clip, seed, engine, first):
+    accuracy = bench_script("accuracy")
+    scene, _, _, x, _ = accuracy.render_clip(clip, seed, engine, (0.2, 0.8), moving=0.2)
+    assert min(s.onset_s for s in scene.sources) == (first if first is not None else 3.3)
+    starts = [e.onset_s for e in analyze_samples(x, 16000).events]
+    assert bool(min(starts) == 0.0) is (first is not None)
+    # without the rule the floor's start at the first frame is an event of its own
+    keep = AnalysisParams(start_min_confidence=0.0)
+    assert min(e.onset_s for e in analyze_samples(x, 16000, params=keep).events) == 0.0
+    # the audits keep such events: their checks are calibrated without the rule
+    assert AUDIT_PARAMS.start_min_confidence == 0.0
