@@ -365,12 +365,9 @@ def _set_line(name: str, s: dict) -> str:
     if "count_under" in s:
         line += (f"; count over {s['count_over']}, under {s['count_under']} (with as many "
                  f"undetected sources as missing {s['count_under_undetected']})")
-    mv = [m for m in s["matches"] if m.truth["motion"] != "stationary"]
-    det = [m for m in mv if m.detected]
+    mv, det, right = _moving(s["matches"])
     if mv:
-        right = sum(m.estimate.get("motion") == m.truth["motion"] for m in det)
-        line += (f"; moving detected {len(det)}/{len(mv)}, label right "
-                 f"{right}/{len(det)}")
+        line += f"; moving detected {det}/{mv}, label right {right}/{det}"
     if s.get("fan_clips"):
         line += f"; fan as background {s['fan_found']}/{s['fan_clips']}"
     if "no_fan_clips" in s:
@@ -396,15 +393,21 @@ CORPORA = {
 }
 
 
+def _moving(matches) -> tuple[int, int, int]:
+    """Moving true sources, how many of them are detected, and how many of those have
+    the motion label of their matched event right."""
+    det = [m for m in matches if m.truth["motion"] != "stationary" and m.detected]
+    right = sum(m.estimate.get("motion") == m.truth["motion"] for m in det)
+    return sum(m.truth["motion"] != "stationary" for m in matches), len(det), right
+
+
 def bar_line(s: dict, bar: dict) -> str:
     """One line of each figure of a pooled group against ``bar`` (a :data:`CORPORA` bar)."""
-    mv = [m for m in s["matches"] if m.truth["motion"] != "stationary"]
-    det = [m for m in mv if m.detected]
+    mv, det, right = _moving(s["matches"])
     got = {"detected": s["detection_rate"], "azimuth": s["azimuth_within_tol"],
            "elevation": s["elevation_within_tol"], "count": s["exact_count_rate"],
-           "moving_detected": len(det) / len(mv) if mv else float("nan"),
-           "motion_label": (sum(m.estimate.get("motion") == m.truth["motion"] for m in det)
-                            / len(det) if det else float("nan"))}
+           "moving_detected": det / mv if mv else float("nan"),
+           "motion_label": right / det if det else float("nan")}
     parts = []
     for k, want in bar.items():
         v = got[k]
