@@ -434,11 +434,11 @@ def events_from_cones(
     events = _merge_duplicates(events, params)
     if onset_support:
         events = _drop_reflection_events(events, params)
-        # from the clip's first frames the onset test also passes the noise floor's own
-        # start (against the silence before the clip): a faint, diffuse event there is it,
-        # a sound already playing is direct enough
-        events = [e for e in events if round(e.onset_s * frame_rate) > _ONSET_LOOKBACK
-                  or e.confidence >= params.start_min_confidence]
+    # a faint, diffuse event from the clip's first frames is the noise floor (in a wet clip
+    # the onset test passes its start there, against the silence before the clip); a sound
+    # already playing is direct enough
+    events = [e for e in events if round(e.onset_s * frame_rate) > _ONSET_LOOKBACK
+              or e.confidence >= params.start_min_confidence]
     events.sort(key=lambda e: (e.onset_s, e.azimuth_deg or 0.0))
     return events
 

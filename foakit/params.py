@@ -163,9 +163,9 @@ class AnalysisParams:
     # onset_ramp_db per frame, by at most onset_ramp_s (0 = the onset frame itself)
     onset_ramp_s: float = 0.2
     onset_ramp_db: float = 2.0
-    # the onset test compares a clip's first frames with silence before the clip, so the
-    # noise floor itself "starts" there: an event from the first frames below this
-    # confidence is the floor, not a sound already playing (0 keeps them)
+    # an event from a clip's first frames below this confidence is the noise floor, not a
+    # sound already playing (the onset test compares those frames with silence before the
+    # clip, so the floor itself "starts" there); 0 keeps them
     start_min_confidence: float = 0.05
     # motion: total azimuth change for left/right motion
     motion_min_deg: float = 20.0
