@@ -656,6 +656,8 @@ def main() -> int:
         raise SystemExit("--audits runs with --sets")
     if args.audits and args.corpus != "fan":
         raise SystemExit("--audits writes the fan / yaw corpora only (--corpus fan)")
+    if args.moving is None:  # the corpus's share with --sets, else none moving
+        args.moving = CORPORA[args.corpus]["moving"] if args.sets else 0.0
     real = RealSources(args.cache) if args.real_sources else None
     if args.sets:
         run_sets(args.moving, params, real, args.role, args.corpus)
@@ -663,15 +665,13 @@ def main() -> int:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
 
-            run_audits(args.moving or 0.0, analysis_params(args.param, AUDIT_PARAMS), real,
-                       args.role)
+            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real, args.role)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:
         az, el = anechoic(50, args.seed)
         print(f"anechoic single plane wave in diffuse noise (SNR 20 dB), 50 random directions: "
               f"worst azimuth error {az:.2f} deg, worst elevation error {el:.2f} deg (bar < 2)")
-    args.moving = args.moving or 0.0
     rt60 = (None if args.anechoic else tuple(args.rt60) if args.rt60 else
             (0.3, 0.8) if args.single else (0.2, 0.8))
     s = reverberant(args.clips, args.seed, args.engine, params, rt60=rt60, single=args.single,
