@@ -26,6 +26,10 @@ Model
     cap cuts the image order that ``pra.inverse_sabine`` asks for, the RIR is cross-faded,
     from the time the missing images would start, into the ``"ism"`` diffuse tail
     level-matched to the RIR there, so ``rt60_s`` holds for both engines.
+  - ``"pyroomacoustics-bands"`` (extra ``sim``): octave-band walls, air absorption, a
+    directional late tail, the direct sound from the room model and moving sources moved
+    through the room (:mod:`foakit.synth.bands`): a room model the analysis is measured on,
+    not tuned on.
   - ``"auto"``: pyroomacoustics when importable, else ``"ism"``.
 
 * **Background noise** (``scene.snr_db`` set): an isotropic diffuse field
@@ -55,6 +59,7 @@ from scipy import signal as sps
 
 from ..conventions import direction_to_vector, encode_plane_wave
 from ..errors import BackendUnavailable, ParameterError
+from .bands import band_rir, render_source
 from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
 from .signals import fit_dry_signal, source_signal
 
@@ -74,7 +79,7 @@ __all__ = [
     "yawed_scene",
 ]
 
-ENGINES = ("auto", "ism", "pyroomacoustics")
+ENGINES = ("auto", "ism", "pyroomacoustics", "pyroomacoustics-bands")
 #: Image-source order of the built-in engine (the late tail follows).
 ISM_MAX_ORDER = 3
 #: Cap on pyroomacoustics' image-source order (keeps it fast; a diffuse tail continues it).
@@ -213,14 +218,15 @@ def _have_pyroomacoustics() -> bool:
 
 
 def resolve_engine(engine: str = "auto") -> str:
-    """The engine ``render_scene`` would use: ``"ism"`` or ``"pyroomacoustics"``."""
+    """The engine ``render_scene`` would use: ``"auto"`` resolved to ``"ism"`` or
+    ``"pyroomacoustics"``, any other engine itself."""
     if engine not in ENGINES:
         raise ParameterError(f"{engine=!r} must be one of {ENGINES}")
     if engine == "auto":
         return "pyroomacoustics" if _have_pyroomacoustics() else "ism"
-    if engine == "pyroomacoustics" and not _have_pyroomacoustics():
+    if engine.startswith("pyroomacoustics") and not _have_pyroomacoustics():
         raise BackendUnavailable(
-            "engine='pyroomacoustics' needs pyroomacoustics (pip install 'foakit[sim]'); "
+            f"{engine=!r} needs pyroomacoustics (pip install 'foakit[sim]'); "
             "engine='ism' needs nothing extra"
         )
     return engine
@@ -438,7 +444,7 @@ def room_impulse_response(
         Must have ``rt60_s`` set.
     source_index : int
         Which source; a moving source is taken at the mid-point of its path.
-    engine : {"auto", "ism", "pyroomacoustics"}
+    engine : {"auto", "ism", "pyroomacoustics", "pyroomacoustics-bands"}
         See the module docstring.
     include_direct : bool
         Keep the direct path (at sample 0, amplitude ``1 / distance_m``, ambiX gains of the
@@ -466,6 +472,8 @@ def room_impulse_response(
     src: Source = scene.sources[source_index]
     offset = src.distance_m * direction_to_vector(src.mid_azimuth_deg, src.elevation_deg)
     rng = np.random.default_rng([scene.seed, source_index, 2])
+    if eng == "pyroomacoustics-bands":
+        return band_rir(scene, offset, include_direct=include_direct, seed=source_index)
     if eng == "pyroomacoustics":
         return _pra_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng,
                         include_direct)
@@ -550,7 +558,7 @@ def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer |
     ----------
     scene : Scene
         What to render; signals, tail and noise are seeded from ``scene.seed``.
-    engine : {"auto", "ism", "pyroomacoustics"}
+    engine : {"auto", "ism", "pyroomacoustics", "pyroomacoustics-bands"}
         Room model for reverberant scenes (ignored for anechoic ones).
     interferer : Interferer, optional
         A steady directional sound through the whole clip, not among ``scene.sources``
@@ -580,16 +588,20 @@ def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer |
     out = np.zeros((4, n))
     direct_w = np.zeros(n)
     active = np.zeros(n, dtype=bool)
+    bands = reverberant and resolve_engine(engine) == "pyroomacoustics-bands"
     for i, src, a, b, s in _source_signals(scene, signals):
         g = 1.0 / src.distance_m
+        direct_w[a:b] += g * s
+        active[a:b] = True
+        if bands:  # the room model renders the direct sound too
+            out[:, a:] += render_source(scene, i, s, a, n - a)
+            continue
         if src.is_moving:  # conventions.direction_to_vector needs equal shapes
             az = src.azimuth_at((a + np.arange(b - a)) / sr)
             el = np.full_like(az, src.elevation_deg)
         else:
             az, el = src.azimuth_deg, src.elevation_deg
         out[:, a:b] += encode_plane_wave(g * s, az, el)
-        direct_w[a:b] += g * s
-        active[a:b] = True
         if reverberant:
             rir = room_impulse_response(scene, i, engine=engine, include_direct=False)
             rev = sps.oaconvolve(s[None, :], rir[:, : n - a], axes=1)[:, : n - a]
@@ -614,9 +626,8 @@ def _render_interferer(scene: Scene, itf: Interferer, engine: str, direct_w: np.
     sr, n = scene.sample_rate, scene.n_samples
     s = fan_signal(n, sr, np.random.default_rng([scene.seed, 11, 5]))
     s *= math.sqrt(_noise_power(direct_w, active, itf.snr_db))
-    out = encode_plane_wave(s, itf.azimuth_deg, itf.elevation_deg)
     if scene.rt60_s is None:
-        return out
+        return encode_plane_wave(s, itf.azimuth_deg, itf.elevation_deg)
     room, mic = (np.asarray(v) for v in room_geometry(scene))
     u = direction_to_vector(itf.azimuth_deg, itf.elevation_deg)
     # the farthest the room lets it be along its direction, 0.5 m from the walls
@@ -625,9 +636,14 @@ def _render_interferer(scene: Scene, itf: Interferer, engine: str, direct_w: np.
     dist = float(min(itf.distance_m, max(float(reach.min()), 0.3)))
     rng = np.random.default_rng([scene.seed, 11, 2])
     eng = resolve_engine(engine)
-    rir_fn = _pra_rir if eng == "pyroomacoustics" else _ism_rir
-    # the direct sound is the plane wave above at 1 / 1 m; the room's part scales with it
-    rir = rir_fn(dist * u, mic, room, scene.rt60_s, sr, rng, False) * dist
+    # the direct sound is a plane wave at 1 / 1 m; the room's part scales with it
+    if eng == "pyroomacoustics-bands":
+        out = np.zeros((4, n))
+        rir = band_rir(scene, dist * u, seed=11) * dist
+    else:
+        out = encode_plane_wave(s, itf.azimuth_deg, itf.elevation_deg)
+        rir_fn = _pra_rir if eng == "pyroomacoustics" else _ism_rir
+        rir = rir_fn(dist * u, mic, room, scene.rt60_s, sr, rng, False) * dist
     rev = sps.oaconvolve(s[None, :], rir[:, :n], axes=1)[:, :n]
     out[:, : rev.shape[1]] += rev
     return out
