@@ -84,6 +84,20 @@ def test_run_sets_renders_the_corpus_asked_for(accuracy, monkeypatch, capsys):
     assert re.search(r"; (fan as background \d/1|a background without a fan \d/1)\n", out)
 
 
+def test_each_held_out_role_is_set_against_the_bar(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out"),
+                                           "Y": ("ism", 4, 1, 16000, "other room model"),
+                                           "Z": ("ism", 5, 1, 16000, "tuned")})
+    accuracy.run_sets(corpus="fan", moving=0.0)
+    lines = capsys.readouterr().out.splitlines()
+    pooled = [i for i, ln in enumerate(lines) if re.match(r"  (tuned|held out|other room model)",
+                                                         ln)]
+    assert [lines[i].split()[0] for i in pooled] == ["held", "other", "tuned"]
+    bars = [i + 2 < len(lines) and lines[i + 2].startswith("    against the bar")
+            for i in pooled]
+    assert bars == [True, True, False]
+
+
 def test_the_audits_refuse_the_plain_corpus(accuracy, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--corpus", "plain"])
     with pytest.raises(SystemExit, match="--audits writes the fan / yaw corpora only"):

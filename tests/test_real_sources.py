@@ -57,8 +57,14 @@ def test_role_picks_the_tuned_or_the_held_out_sets(accuracy):
     tuned, held = accuracy.sets_of("tuned"), accuracy.sets_of("held-out")
     assert tuned and held and not set(tuned) & set(held)
     assert {s[4] for s in tuned.values()} == {"tuned"}
-    assert {s[4] for s in held.values()} == {"held out"}
+    assert {s[4] for s in held.values()} == {"held out", "other room model"}
     assert accuracy.sets_of("all") == accuracy.SETS == {**tuned, **held}
+    # the room model never tuned on: its sets alone, none of them tuned or from the other two
+    other = accuracy.sets_of("room-model")
+    assert other and set(other) < set(held)
+    assert {s[0] for s in other.values()} == {"pyroomacoustics-bands"}
+    assert "pyroomacoustics-bands" not in {s[0] for s in tuned.values()}
+    assert {s[3] for s in other.values()} == {16000, 24000}
     with pytest.raises(ValueError, match="role='held out'"):
         accuracy.sets_of("held out")
 
