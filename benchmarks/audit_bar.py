@@ -189,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let sources move (the writers' default; SO-Bench has < 1 %% motion "
                         "items, so the bar corpora are stationary unless this is given)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--engine", choices=("ism", "pyroomacoustics"), default="ism",
+    p.add_argument("--engine", choices=("ism", "pyroomacoustics", "pyroomacoustics-bands"),
+                   default="ism",
                    help="SO-Bench room engine (default ism)")
     p.add_argument("--rate", type=int, default=16000, help="SO-Bench sample rate (Hz)")
     p.add_argument("--duration", type=float, default=10.0, help="SO-Bench clip length (s)")

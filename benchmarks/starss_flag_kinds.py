@@ -81,7 +81,8 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--engine", choices=("ism", "pyroomacoustics"), default="ism")
+    p.add_argument("--engine", choices=("ism", "pyroomacoustics", "pyroomacoustics-bands"),
+                   default="ism")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--clips", type=int, default=60)
     p.add_argument("--rate", type=int, default=16000)

@@ -118,7 +118,7 @@ def write_rmsaqa_corpus(
         Draw stage-2 categories with these weights; None = balanced.
     two_item_probability : float
         Chance that a record holds two two-stage items.
-    engine : {"ism", "pyroomacoustics", "auto"}
+    engine : {"ism", "pyroomacoustics", "pyroomacoustics-bands", "auto"}
         Room model.
     render : bool
         False writes the QA and truth files only (for scoring tests at scale).

@@ -112,7 +112,7 @@ def write_sobench_corpus(
         Passed to :func:`foakit.synth.random_scene`.
     channel_order : {"ambix", "fuma"}
         Order of the written wav files.
-    engine : {"auto", "ism", "pyroomacoustics"}
+    engine : {"auto", "ism", "pyroomacoustics", "pyroomacoustics-bands"}
         Room engine (``"auto"`` depends on what is installed: pass ``"ism"`` for a corpus
         that is identical everywhere).
     tasks : sequence of str or None
