@@ -296,13 +296,9 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     out["motion_right"] = float(np.mean(motion)) if motion else float("nan")
     # moving and stationary sources apart: detection, and the motion label of the event
     # each detected source is matched to
-    for kind, group in (("moving", [m for m in matches if m.truth["motion"] != "stationary"]),
-                        ("stationary",
-                         [m for m in matches if m.truth["motion"] == "stationary"])):
-        det = [m for m in group if m.detected]
-        out[kind] = {"true_events": len(group), "detected": len(det),
-                     "motion_label_right": sum(m.estimate.get("motion") == m.truth["motion"]
-                                               for m in det)}
+    for kind in ("moving", "stationary"):
+        n, det, right = _moving(matches, moving=kind == "moving")
+        out[kind] = {"true_events": n, "detected": det, "motion_label_right": right}
     out["fan_clips"] = len(bg_found)
     out["fan_found"] = int(sum(bg_found))
     out["fan_as_background"] = float(np.mean(bg_found)) if bg_found else float("nan")
@@ -402,12 +398,13 @@ CORPORA = {
 }
 
 
-def _moving(matches) -> tuple[int, int, int]:
-    """Moving true sources, how many of them are detected, and how many of those have
-    the motion label of their matched event right."""
-    det = [m for m in matches if m.truth["motion"] != "stationary" and m.detected]
+def _moving(matches, *, moving: bool = True) -> tuple[int, int, int]:
+    """Moving true sources (``moving=False``: stationary ones), how many of them are
+    detected, and how many of those have the motion label of their matched event right."""
+    group = [m for m in matches if (m.truth["motion"] != "stationary") == moving]
+    det = [m for m in group if m.detected]
     right = sum(m.estimate.get("motion") == m.truth["motion"] for m in det)
-    return sum(m.truth["motion"] != "stationary" for m in matches), len(det), right
+    return len(group), len(det), right
 
 
 def bar_line(s: dict, bar: dict) -> str:

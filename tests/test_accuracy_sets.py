@@ -36,6 +36,9 @@ def test_bar_line_says_met_or_not_met_for_each_figure(accuracy):
     matches = match_clip("c", truth, events)
     s = summarise(matches, [(3, 3)])
     s["matches"] = matches
+    # each kind's sources, detected, labels right
+    assert accuracy._moving(matches) == (1, 1, 0)
+    assert accuracy._moving(matches, moving=False) == (2, 2, 2)
     line = accuracy.bar_line(s, accuracy.CORPORA["plain"]["bar"])
     assert line.startswith("    against the bar: detected 100.0% (>= 93%: met)")
     assert "azimuth 50.0% (>= 95%: not met)" in line
