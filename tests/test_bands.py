@@ -115,6 +115,9 @@ def test_a_moving_source_is_rendered_along_its_path():
     # its last 0.4 s with their reflections: from the end of the path
     az, _ = _direction(x[:, -int(0.4 * SR):])
     assert abs(az - 52.0) < 15.0
+    # a moving source one sample long has no path to cross-fade over
+    one = bands.render_source(scene, 0, np.ones(1), 100, 2000)
+    assert one.shape == (4, 2000) and np.isfinite(one).all() and np.abs(one).max() > 0
     # a stationary source: one room response; the same scene renders the same samples
     still = _scene(rt60=0.3, dur=1.5)
     a, b = render_scene(still, engine=ENGINE), render_scene(still, engine=ENGINE)

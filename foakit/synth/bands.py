@@ -241,7 +241,7 @@ def render_source(scene: Scene, index: int, s: np.ndarray, a: int, n_out: int
     sr = scene.sample_rate
     span = len(s)
     change = abs(src.azimuth_change_deg)
-    n_pts = max(2, int(math.ceil(change / PATH_STEP_DEG)) + 1) if change > 0 else 1
+    n_pts = max(2, int(math.ceil(change / PATH_STEP_DEG)) + 1) if change > 0 and span > 1 else 1
     out = np.zeros((4, n_out))
     pos = np.arange(span, dtype=float)
     for j in range(n_pts):
