@@ -101,6 +101,23 @@ def test_each_held_out_role_is_set_against_the_bar(accuracy, monkeypatch, capsys
     assert bars == [True, True, False]
 
 
+def test_elevation_by_surface_splits_the_bands_rooms_by_what_reflects_more(accuracy):
+    from foakit.evaluate import match_clip
+
+    truth = [_truth(0.0, 1.0), _truth(90.0, 3.0), _truth(-90.0, 5.0)]
+    for t, el in zip(truth, (20.0, 20.0, -10.0), strict=True):
+        t["elevation_deg"] = el
+    events = [{"azimuth_deg": az, "elevation_deg": el, "onset_s": on, "offset_s": on + 1.0}
+              for az, el, on in ((0.0, 5.0, 1.0), (90.0, 18.0, 3.0), (-90.0, -4.0, 5.0))]
+    matches = match_clip("c", truth, events)
+    assert accuracy.elevation_by_surface(matches) == {}  # not a bands room
+    for m, more in zip(matches, ("floor", "floor", "ceiling"), strict=True):
+        m.extra["reflects_more"] = more
+    got = accuracy.elevation_by_surface(matches)
+    assert got["floor"] == (1, 2, pytest.approx(-8.5))
+    assert got["ceiling"] == (1, 1, pytest.approx(6.0))
+
+
 def test_the_audits_refuse_the_plain_corpus(accuracy, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--corpus", "plain"])
     with pytest.raises(SystemExit, match="--audits writes the fan / yaw corpora only"):
