@@ -34,7 +34,7 @@ from scipy import signal as sps
 
 from ..conventions import direction_to_vector
 from ..errors import ParameterError
-from .scene import Scene, room_geometry
+from .scene import SPEED_OF_SOUND, Scene, room_geometry
 
 __all__ = ["BANDS_MAX_ORDER", "PATH_STEP_DEG", "TAIL_DIRECTIONS", "TAIL_SCATTERING", "band_rir",
            "render_source", "room_materials"]
@@ -183,9 +183,9 @@ def _with_tail(h, materials, room, rt60, sr, t_c, rng):
     bands = [f for f in _OCTAVES if f / math.sqrt(2.0) < nyq * 0.95]
     # decay rate of energy along each direction, per band (1/s)
     u = _sphere(TAIL_DIRECTIONS)
-    c = 343.0
     per_axis = np.array([[-np.log(1.0 - 0.5 * (materials[a][b] + materials[z][b]))
-                          for b in range(len(bands))] for a, z in _AXES]) / room[:, None] * c
+                          for b in range(len(bands))] for a, z in _AXES]) / room[:, None]
+    per_axis *= SPEED_OF_SOUND
     rate = np.abs(u) @ per_axis  # (directions, bands)
     # scattering moves energy between directions: half of each rate is the room's mean
     rate = TAIL_SCATTERING * rate.mean(axis=0) + (1.0 - TAIL_SCATTERING) * rate
