@@ -28,17 +28,18 @@ Detection is also broken down by what each source plays: its synthetic family, o
     python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
                                   [--role all|tuned|held-out|room-model] [--param KEY=VALUE ...]
 
-``--sets`` runs the seven sets of the miss breakdown (:data:`SETS`: two the thresholds were
-chosen on, three held out from the same two room models, two from a room model the analysis
-was never tuned on: ``pyroomacoustics-bands``, octave-band walls, a directional late tail,
-moving sources moved through the room) with one line each, then each group pooled,
+``--sets`` runs the eight sets of the miss breakdown (:data:`SETS`: two the thresholds were
+chosen on, three held out from the same two room models, three from a room model the
+analysis was never tuned on, ``pyroomacoustics-bands``: octave-band walls, a directional late
+tail, moving sources moved through the room; one of them 20 s clips at 16 kHz) with one line
+each, then each group pooled,
 including the events that match no true source and, with ``--moving``, the moving sources.
 ``--audits`` adds the SO-Bench and STARSS label audits on corpora written with each set's
 settings (with ``--real-sources``, recorded sources there too): the share of corrupted
 labels (elevation, azimuth, onset, span) the SO-Bench audit flags, the share of clean
 labels and clean STARSS sources flagged, and the corrupted STARSS sources flagged.
 ``--role tuned`` runs the tuned sets alone, so a setting can be chosen without the held-out
-figures in sight; ``--role held-out`` then measures it (``--role room-model``: the two sets of
+figures in sight; ``--role held-out`` then measures it (``--role room-model``: the three sets of
 the other room model alone).
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
@@ -50,6 +51,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -322,15 +324,28 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
     return out
 
 
-#: The fan / yaw sets of the miss breakdown (docs/performance.md): name -> (engine, seed,
-#: clips, rate, role); thresholds were chosen on the "tuned" ones only
-SETS = {"T1": ("ism", 0, 60, 16000, "tuned"),
-        "T2": ("pyroomacoustics", 2, 40, 16000, "tuned"),
-        "H1": ("pyroomacoustics", 11, 40, 16000, "held out"),
-        "H2": ("pyroomacoustics", 13, 60, 24000, "held out"),
-        "H3": ("ism", 21, 60, 24000, "held out"),
-        "R1": ("pyroomacoustics-bands", 23, 40, 16000, "other room model"),
-        "R2": ("pyroomacoustics-bands", 29, 40, 24000, "other room model")}
+class SetSpec(NamedTuple):
+    """One set of :data:`SETS`: its room engine, seed, clip count, rate (Hz), role and clip
+    length (s)."""
+
+    engine: str
+    seed: int
+    clips: int
+    rate: int
+    role: str
+    duration_s: float = 10.0
+
+
+#: The fan / yaw sets of the miss breakdown (docs/performance.md); thresholds were chosen on
+#: the "tuned" ones only
+SETS = {"T1": SetSpec("ism", 0, 60, 16000, "tuned"),
+        "T2": SetSpec("pyroomacoustics", 2, 40, 16000, "tuned"),
+        "H1": SetSpec("pyroomacoustics", 11, 40, 16000, "held out"),
+        "H2": SetSpec("pyroomacoustics", 13, 60, 24000, "held out"),
+        "H3": SetSpec("ism", 21, 60, 24000, "held out"),
+        "R1": SetSpec("pyroomacoustics-bands", 23, 40, 16000, "other room model"),
+        "R2": SetSpec("pyroomacoustics-bands", 29, 40, 24000, "other room model"),
+        "R3": SetSpec("pyroomacoustics-bands", 31, 30, 16000, "other room model", 20.0)}
 
 
 #: ``--role`` choices -> the roles of :data:`SETS` they run
@@ -341,10 +356,12 @@ MEASURED = ("held out", "other room model")
 
 
 def sets_of(role: str = "all") -> dict:
-    """The :data:`SETS` whose role ``--role`` ``role`` runs (a key of :data:`ROLES`)."""
+    """The :data:`SETS` whose role ``--role`` ``role`` runs (a key of :data:`ROLES`), as
+    :class:`SetSpec` (a plain tuple of its first five fields is read as one)."""
     if role not in ROLES:
         raise ValueError(f"{role=} is not one of {', '.join(ROLES)}")
-    return {name: s for name, s in SETS.items() if s[4] in ROLES[role]}
+    specs = {name: SetSpec(*s) for name, s in SETS.items()}
+    return {name: s for name, s in specs.items() if s.role in ROLES[role]}
 
 
 def by_family(matches) -> dict[str, tuple[int, int]]:
@@ -390,7 +407,7 @@ def _set_line(name: str, s: dict) -> str:
     return line
 
 
-#: The issue's two corpora, as ``--sets --corpus`` renders the seven sets: the scene options
+#: The issue's two corpora, as ``--sets --corpus`` renders the eight sets: the scene options
 #: (``moving``: the default share of moving sources) and the bar on the held-out sets
 #: (detected, azimuth within 20 deg, elevation within 10 deg, exact count, and for moving
 #: sources detected and motion label right; fractions)
@@ -448,7 +465,7 @@ def bar_line(s: dict, bar: dict) -> str:
 
 def run_sets(moving: float | None = None, params=None, real: RealSources | None = None,
              role: str = "all", corpus: str = "fan") -> None:
-    """The seven sets rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is ``--fan
+    """The eight sets rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is ``--fan
     0.5 --yaw --sources 1 4 --rt60 0.2 0.9``), one line each, then the tuned and the
     held-out ones pooled by role, each held-out role against the corpus's bar; ``moving``: the
     share of moving sources (None: the corpus's); with ``real``, the same scenes with recorded
@@ -464,12 +481,12 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
               "fan_clips", "fan_found", "no_fan_clips", "background_without_fan")
     print(f"{c['title']}; a share {moving:g} of the sources moving"
           + ("; recorded source signals" if real else "") + "):")
-    for name, (engine, seed, clips, rate, group) in sets_of(role).items():
+    for name, (engine, seed, clips, rate, group, duration) in sets_of(role).items():
         s = reverberant(clips, seed, engine, params=params, rt60=c["rt60"], rate=rate,
-                        sources=c["sources"], fan=c["fan"], yaw=c["yaw"], moving=moving,
-                        real=real)
-        print(_set_line(name, s) + f"  [{engine} seed {seed}, {rate} Hz, {group}]",
-              flush=True)
+                        duration=duration, sources=c["sources"], fan=c["fan"], yaw=c["yaw"],
+                        moving=moving, real=real)
+        print(_set_line(name, s)
+              + f"  [{engine} seed {seed}, {rate} Hz, {duration:g} s, {group}]", flush=True)
         p = pooled.setdefault(group, dict.fromkeys(("matches", "counts"), ()))
         for k in ("matches", "counts"):
             p[k] = [*p[k], *s[k]]
@@ -494,21 +511,22 @@ FIELDS = ("azimuth", "elevation", "onset", "time_span")
 
 
 def set_corpus_kwargs(engine: str, seed: int, clips: int, rate: int, *, moving: float = 0.0,
-                      real: RealSources | None = None) -> dict:
+                      real: RealSources | None = None, duration: float = 10.0) -> dict:
     """The corpus writers' arguments for one fan / yaw set (RT60 0.2-0.9 s, SNR 8-20 dB, 1-4
-    sources, a fan in half the clips, the microphone at a random yaw, 10 s clips)."""
-    return dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=10.0,
+    sources, a fan in half the clips, the microphone at a random yaw, ``duration`` s clips)."""
+    return dict(n_clips=clips, seed=seed, engine=engine, sample_rate=rate, duration_s=duration,
                 rt60_s=(0.2, 0.9), snr_db=(8.0, 20.0), n_sources=(1, 4),
                 allow_motion=moving > 0, motion_probability=moving, fan=0.5, mic_yaw=True,
                 recordings=real.scene if real else None)
 
 
 def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str, *,
-              moving: float = 0.0, params=None, real: RealSources | None = None) -> dict:
+              moving: float = 0.0, params=None, real: RealSources | None = None,
+              duration: float = 10.0) -> dict:
     """The SO-Bench and STARSS label audits on corpora written with one set's settings (its
-    engine, seed, clip count and rate; RT60 0.2-0.9 s, SNR 8-20 dB, 1-4 sources, a fan in
-    half the clips, the microphone at a random yaw, a share ``moving`` of the sources
-    moving): SO-Bench labels flagged on the clean corpus, and the corrupted labels
+    engine, seed, clip count, rate and clip length; RT60 0.2-0.9 s, SNR 8-20 dB, 1-4
+    sources, a fan in half the clips, the microphone at a random yaw, a share ``moving`` of
+    the sources moving): SO-Bench labels flagged on the clean corpus, and the corrupted labels
     (``inject_sobench_errors``, about 20 %, every field) flagged, by field, and on a copy
     with only elevation signs flipped; STARSS sources flagged on the clean corpus and, with
     about a fifth of the sources corrupted (``inject_starss_errors``), the corrupted ones.
@@ -524,7 +542,8 @@ def audit_set(name: str, engine: str, seed: int, clips: int, rate: int, tmp: str
     from foakit.bench.starss.inject import inject_starss_errors, label_frames
     from foakit.bench.starss.synth import write_starss_corpus
 
-    kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real)
+    kw = set_corpus_kwargs(engine, seed, clips, rate, moving=moving, real=real,
+                           duration=duration)
     clean, bad = os.path.join(tmp, name, "sobench"), os.path.join(tmp, name, "sobench_bad")
     write_sobench_corpus(clean, **kw)
     res_clean = audit_sobench(clean, params=params)
@@ -580,7 +599,7 @@ def _audit_line(name: str, a: dict) -> str:
 
 def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None,
                role: str = "all") -> None:
-    """:func:`audit_set` on each of the seven sets (``role``: those of :func:`sets_of`), then
+    """:func:`audit_set` on each of the eight sets (``role``: those of :func:`sets_of`), then
     the tuned and held-out ones pooled (with ``real``, the corpora's sources are
     recordings)."""
     import shutil
@@ -592,9 +611,9 @@ def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None
     tmp = tempfile.mkdtemp(prefix="foakit_accuracy_audits_")
     pooled: dict[str, dict] = {}
     try:
-        for name, (engine, seed, clips, rate, group) in sets_of(role).items():
+        for name, (engine, seed, clips, rate, group, duration) in sets_of(role).items():
             a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params,
-                          real=real)
+                          real=real, duration=duration)
             print(_audit_line(name, a) + f"  [{group}]", flush=True)
             p = pooled.setdefault(group, {})
             for k, v in a.items():
@@ -656,8 +675,8 @@ def main() -> int:
                     "--single, whose share is a third; default 0, with --sets the corpus's: "
                     "0 fan, 0.2 plain)")
     ap.add_argument("--sets", action="store_true",
-                    help="run the seven sets of the miss breakdown (two tuned, three held "
-                         "out, two from the room model never tuned on) and pool each group; "
+                    help="run the eight sets of the miss breakdown (two tuned, three held "
+                         "out, three from the room model never tuned on) and pool each group; "
                          "--moving applies, the other set options do not")
     ap.add_argument("--corpus", choices=tuple(CORPORA), default="fan",
                     help="with --sets: render the sets as the issue's harder corpus (fan: "

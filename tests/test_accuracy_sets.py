@@ -73,7 +73,7 @@ def test_run_sets_renders_the_corpus_asked_for(accuracy, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.startswith("plain sets (RT60 0.2-0.8 s, 1-3 sources, no fan")
     assert "a share 0.2 of the sources moving" in out
-    assert "[ism seed 3, 16000 Hz, held out]" in out
+    assert "[ism seed 3, 16000 Hz, 10 s, held out]" in out
     assert "against the bar: detected" in out and "motion label" in out
     # no fan in the plain scenes: each line says how often a background was reported anyway
     assert re.search(r"; a background without a fan \d/1\n", out)

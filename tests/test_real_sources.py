@@ -65,6 +65,8 @@ def test_role_picks_the_tuned_or_the_held_out_sets(accuracy):
     assert {s[0] for s in other.values()} == {"pyroomacoustics-bands"}
     assert "pyroomacoustics-bands" not in {s[0] for s in tuned.values()}
     assert {s[3] for s in other.values()} == {16000, 24000}
+    # both rates of the corpora: 16 kHz / 20 s and 24 kHz / 10 s
+    assert {(s.rate, s.duration_s) for s in other.values()} >= {(16000, 20.0), (24000, 10.0)}
     with pytest.raises(ValueError, match="role='held out'"):
         accuracy.sets_of("held out")
 
