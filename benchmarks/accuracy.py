@@ -413,11 +413,11 @@ def _set_line(name: str, s: dict) -> str:
 #: sources detected and motion label right; fractions)
 CORPORA = {
     "fan": dict(title="fan / yaw sets (RT60 0.2-0.9 s, 1-4 sources, fan in half the clips, "
-                      "microphone at a random yaw, 10 s",
+                      "microphone at a random yaw",
                 rt60=(0.2, 0.9), sources=(1, 4), fan=0.5, yaw=True, moving=0.0,
                 bar=dict(detected=0.88, azimuth=0.92, elevation=0.90, count=0.80)),
     "plain": dict(title="plain sets (RT60 0.2-0.8 s, 1-3 sources, no fan, the microphone "
-                        "unturned, 10 s",
+                        "unturned",
                   rt60=(0.2, 0.8), sources=(1, 3), fan=0.0, yaw=False, moving=0.2,
                   bar=dict(detected=0.93, azimuth=0.95, elevation=0.93, count=0.88,
                            moving_detected=0.85, motion_label=0.80)),
