@@ -37,6 +37,7 @@ from ..errors import ParameterError
 from .scene import SPEED_OF_SOUND, Scene, room_geometry
 
 __all__ = ["BANDS_MAX_ORDER", "PATH_STEP_DEG", "TAIL_DIRECTIONS", "TAIL_SCATTERING", "band_rir",
+           "fibonacci_sphere", "foa_rir", "foa_shoebox",
            "render_source", "room_materials"]
 
 #: Image-source order cap of the engine (a directional tail continues it).
@@ -106,31 +107,47 @@ def room_materials(scene: Scene) -> dict[str, np.ndarray]:
     return {w: np.clip(a * fix, 0.01, 0.99) for w, a in out.items()}
 
 
+def foa_shoebox(room, mic, src, order: int, materials, sr: int, *, air_absorption: bool):
+    """A pyroomacoustics shoebox with one source at ``src`` and an FOA microphone at ``mic``:
+    an omni W and figure-of-eight Y, Z, X (orientations +y, +z, +x) at one point, in that
+    channel order (what both pyroomacoustics engines render through)."""
+    import pyroomacoustics as pra
+    from pyroomacoustics.directivities import FigureEight
+
+    box = pra.ShoeBox(list(room), fs=sr, materials=materials, max_order=int(order),
+                      air_absorption=air_absorption)
+    box.add_source(list(src))
+    dirs = [None, FigureEight([0, 1, 0]), FigureEight([0, 0, 1]), FigureEight([1, 0, 0])]
+    box.add_microphone_array(np.tile(np.asarray(mic)[:, None], (1, 4)), directivity=dirs)
+    return box
+
+
+def foa_rir(box) -> np.ndarray:
+    """:func:`foa_shoebox`'s computed responses as one (4, L) array, the shorter ones
+    zero-padded."""
+    box.compute_rir()
+    rirs = [np.asarray(box.rir[m][0], dtype=float) for m in range(4)]
+    out = np.zeros((4, max(len(x) for x in rirs)))
+    for m, x in enumerate(rirs):
+        out[m, : len(x)] = x
+    return out
+
+
 def _run(room, mic, src, order, materials, sr, include_direct):
     """(the response of the images ``include_direct`` keeps, the direct path alone), both
     through the same octave-band synthesis."""
     import pyroomacoustics as pra
-    from pyroomacoustics.directivities import FigureEight
 
     mats = {w: pra.Material({"coeffs": a.tolist(), "center_freqs": list(_OCTAVES)})
             for w, a in materials.items()}
-    box = pra.ShoeBox(list(room), fs=sr, materials=mats, max_order=int(order),
-                      air_absorption=True)
-    box.add_source(list(src))
-    dirs = [None, FigureEight([0, 1, 0]), FigureEight([0, 0, 1]), FigureEight([1, 0, 0])]
-    box.add_microphone_array(np.tile(np.asarray(mic)[:, None], (1, 4)), directivity=dirs)
+    box = foa_shoebox(room, mic, src, order, mats, sr, air_absorption=True)
     box.image_source_model()
     source = box.sources[0]
     damping = source.damping.copy()
     out = []
     for keep in (source.orders >= (0 if include_direct else 1), source.orders == 0):
         source.damping = np.where(keep[None, :], damping, 0.0)
-        box.compute_rir()
-        rirs = [np.asarray(box.rir[m][0], dtype=float) for m in range(4)]
-        h = np.zeros((4, max(len(x) for x in rirs)))
-        for m, x in enumerate(rirs):
-            h[m, : len(x)] = x
-        out.append(h)
+        out.append(foa_rir(box))
     return out
 
 
@@ -182,7 +199,7 @@ def _with_tail(h, materials, room, rt60, sr, t_c, rng):
     nyq = sr / 2.0
     bands = [f for f in _OCTAVES if f / math.sqrt(2.0) < nyq * 0.95]
     # decay rate of energy along each direction, per band (1/s)
-    u = _sphere(TAIL_DIRECTIONS)
+    u = fibonacci_sphere(TAIL_DIRECTIONS)
     per_axis = np.array([[-np.log(1.0 - 0.5 * (materials[a][b] + materials[z][b]))
                           for b in range(len(bands))] for a, z in _AXES]) / room[:, None]
     per_axis *= SPEED_OF_SOUND
@@ -218,7 +235,8 @@ def _band_sos(f: float, sr: int, *, first: bool, last: bool) -> np.ndarray:
     return sps.butter(4, [lo, hi], "bandpass", fs=sr, output="sos")
 
 
-def _sphere(n: int) -> np.ndarray:
+def fibonacci_sphere(n: int) -> np.ndarray:
+    """``n`` nearly even unit vectors (a Fibonacci lattice), shape ``(n, 3)``."""
     k = np.arange(n) + 0.5
     z = 1.0 - 2.0 * k / n
     phi = math.pi * (1.0 + math.sqrt(5.0)) * k

@@ -59,7 +59,7 @@ from scipy import signal as sps
 
 from ..conventions import direction_to_vector, encode_plane_wave
 from ..errors import BackendUnavailable, ParameterError
-from .bands import band_rir, render_source
+from .bands import band_rir, fibonacci_sphere, foa_rir, foa_shoebox, render_source
 from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
 from .signals import fit_dry_signal, source_signal
 
@@ -233,13 +233,8 @@ def resolve_engine(engine: str = "auto") -> str:
 
 
 def _fibonacci_sphere(n: int, rng: np.random.Generator) -> np.ndarray:
-    i = np.arange(n) + 0.5
-    z = 1.0 - 2.0 * i / n
-    phi = np.pi * (1.0 + 5**0.5) * i
-    r = np.sqrt(1.0 - z * z)
-    pts = np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
     q, _ = np.linalg.qr(rng.standard_normal((3, 3)))  # random rotation
-    return pts @ q.T
+    return fibonacci_sphere(n) @ q.T
 
 
 def diffuse_noise(
@@ -358,21 +353,9 @@ def _ism_rir(
 
 def _pra_run(room, mic, src, order, e_abs, sr):
     import pyroomacoustics as pra
-    from pyroomacoustics.directivities import FigureEight
 
-    shoebox = pra.ShoeBox(
-        list(room), fs=sr, materials=pra.Material(e_abs), max_order=int(order),
-        air_absorption=False,
-    )
-    shoebox.add_source(list(src))
-    dirs = [None, FigureEight([0, 1, 0]), FigureEight([0, 0, 1]), FigureEight([1, 0, 0])]
-    shoebox.add_microphone_array(np.tile(mic[:, None], (1, 4)), directivity=dirs)
-    shoebox.compute_rir()
-    rirs = [np.asarray(shoebox.rir[m][0], dtype=float) for m in range(4)]
-    out = np.zeros((4, max(len(x) for x in rirs)))
-    for m, x in enumerate(rirs):
-        out[m, : len(x)] = x
-    return out
+    return foa_rir(foa_shoebox(room, mic, src, order, pra.Material(e_abs), sr,
+                               air_absorption=False))
 
 
 def _pra_rir(
