@@ -31,7 +31,7 @@ from .kernels.activity import (
     percentile_pair,
     segments,
 )
-from .kernels.cone import cone_energy
+from .kernels.cone import CONE_CHANNELS, cone_energy
 from .kernels.dirac import dirac_features, frame_sums, scale_bins, vote_totals
 from .kernels.histogram import cell_centers, doa_histograms
 from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
@@ -248,7 +248,7 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     clip_psi = clip_diffuseness(frames["diffuseness"], active)
     ch, cv = clip_histogram(hist, vsum, params.window_weighting)
     axes = clip_axes(peaks, ch, cv, n_frames, wf, params, sh[0], sv[0], clip_psi)
-    cones = np.zeros((len(axes), n_frames, 5), np.float32)
+    cones = np.zeros((len(axes), n_frames, CONE_CHANNELS), np.float32)
     if len(axes):
         cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
                     np.cos(np.deg2rad(params.cone_deg)), cones)

@@ -140,7 +140,7 @@ def ref_clean(active, n, max_gap, min_len):
 
 
 def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
-    out = np.zeros(dirs.shape[:2] + (5,))
+    out = np.zeros(dirs.shape[:2] + (9,))
     for k in range(dirs.shape[0]):
         for t in range(dirs.shape[1]):
             d = dirs[k, t].astype(float)
@@ -152,7 +152,9 @@ def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
                 if psi[t, f] > psi_max or norm == 0 or (v / norm) @ d < cos_cone:
                     continue
                 e = energy[t, f]
-                out[k, t] += [*(e * v / norm), e, e if votes[t, f] >= e else 0.0]
+                onset = votes[t, f] >= e
+                out[k, t] += [*(e * v / norm), e, e if onset else 0.0,
+                              *((v / norm) if onset else np.zeros(3)), float(onset)]
     return out
 
 

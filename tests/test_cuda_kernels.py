@@ -194,12 +194,13 @@ def test_cone_energy_matches_cpu_and_reference(kc):
     cos_cone = math.cos(math.radians(70))
     ref = ref_cones(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone)
     for mod in (cone, kc):
-        out = np.full((3, 11, 5), 5.0, np.float32)
+        out = np.full((3, 11, 9), 5.0, np.float32)
         mod.cone_energy(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
                         out)
         close(out, ref, 30)
     assert np.all(out[1, 4:7] == 0) and out[0, :, 3].sum() > 0
     assert 0 < out[0, :, 4].sum() < out[0, :, 3].sum()  # some in-cone bins are onsets
+    assert 0 < out[0, :, 8].sum() < 21 * 11  # and they are counted once each
 
 
 @needs_cuda

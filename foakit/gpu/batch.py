@@ -50,6 +50,7 @@ from ..analysis import (
 )
 from ..backend import array_module
 from ..errors import ParameterError
+from ..kernels.cone import CONE_CHANNELS
 from ..kernels.histogram import cell_centers
 from ..kernels.spatial import (
     clip_histogram,
@@ -457,7 +458,7 @@ def clip_result(table: np.ndarray, cones: np.ndarray, axes: np.ndarray, peaks: n
     ----------
     table : ndarray [shape=(n_frames, 12), dtype=float32]
         The clip's rows of the per-frame table (columns as ``_COLS``).
-    cones : ndarray [shape=(n_axes, n_frames, 5)]
+    cones : ndarray [shape=(n_axes, n_frames, CONE_CHANNELS)]
     axes : ndarray [shape=(n_axes, n_frames, 3)]
     peaks : ndarray [shape=(n_windows, max_sources, 4)]
     window_hist : ndarray [shape=(n_windows, n_az, n_el)] or None
@@ -523,7 +524,7 @@ def launch_cones(st: Stage, *, host_map: Callable = map) -> Stage:
     with _on(st.stream):
         d = st.device
         axes_d = xp.asarray(axes).reshape(k, n_b * st.t, 3)
-        cones = xp.zeros((k, n_b * st.t, 5), xp.float32)
+        cones = xp.zeros((k, n_b * st.t, CONE_CHANNELS), xp.float32)
         st.kernels.cone_energy(d["intensity"], d["energy"], d["votes"], d["psi"], st.lo, st.hi,
                                np.float32(params.psi_max), axes_d,
                                np.cos(np.deg2rad(params.cone_deg)), cones, stream=st.stream)
@@ -543,7 +544,7 @@ def collect(st: Stage, *, host_map: Callable = map) -> list[ClipAnalysis]:
     peaks = np.asarray(st.host["peaks"])
     cones = st.host.get("cones")
     if cones is not None:
-        cones = np.asarray(cones).reshape(-1, n_b, st.t, 5)
+        cones = np.asarray(cones).reshape(-1, n_b, st.t, CONE_CHANNELS)
     hist = st.host.get("hist")
     args = []
     for b in range(n_b):
@@ -552,8 +553,8 @@ def collect(st: Stage, *, host_map: Callable = map) -> list[ClipAnalysis]:
         win = _clip_windows(st, b)
         args.append((
             np.ascontiguousarray(table[b, :nf]),
-            np.ascontiguousarray(cones[:k_b, b, :nf]) if k_b else np.zeros((0, nf, 5),
-                                                                          np.float32),
+            np.ascontiguousarray(cones[:k_b, b, :nf]) if k_b
+            else np.zeros((0, nf, CONE_CHANNELS), np.float32),
             st.axes[b], np.array(peaks[win]),
             None if hist is None else np.array(hist[win]), int(st.n_samples[b]), st.grid,
             st.wf, st.power_scale, st.params))

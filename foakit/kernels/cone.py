@@ -15,7 +15,10 @@ import numpy as np
 
 from .histogram import band_unit_vectors
 
-__all__ = ["cone_energy"]
+__all__ = ["CONE_CHANNELS", "cone_energy"]
+
+#: Channels of :func:`cone_energy`'s output per cone and frame.
+CONE_CHANNELS = 9
 
 
 # Per frame, the unit vectors of the band's bins first (a branch-free loop LLVM vectorises;
@@ -39,9 +42,11 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
         Unit cone axis per direction and frame; an all-zero axis skips that frame.
     cos_cone : float
         Cosine of the cone's half angle.
-    out : ndarray [shape=(n_dirs, n_frames, 5), dtype=float32]
-        Output (overwritten): weighted unit-vector sum (x, y, z), weight, and the weight of
-        the onset bins among them.
+    out : ndarray [shape=(n_dirs, n_frames, CONE_CHANNELS), dtype=float32]
+        Output (overwritten): weighted unit-vector sum (x, y, z), weight, the weight of the
+        onset bins among them, then the onset bins' unweighted unit-vector sum (x, y, z)
+        and their number.  Each onset bin counts once in the latter: a loud partial and
+        its coherent early reflections then outvote no other bin.
     """
     n_dirs, n_frames = dirs.shape[0], dirs.shape[1]
     nb = max(hi - lo, 0)
@@ -52,7 +57,7 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
     inside = np.empty(nb, np.int64)
     for t in range(n_frames):
         for k in range(n_dirs):
-            for c in range(5):
+            for c in range(CONE_CHANNELS):
                 out[k, t, c] = 0.0
         band_unit_vectors(intensity, psi, t, lo, hi, psi_max, vote, ux_, uy_, uz_)
         wt = energy[t, lo:hi]
@@ -75,6 +80,10 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
             sz = out[k, t, 2]
             sw = out[k, t, 3]
             so = out[k, t, 4]
+            ox = out[k, t, 5]
+            oy = out[k, t, 6]
+            oz = out[k, t, 7]
+            on = out[k, t, 8]
             for i in range(n_in):
                 j = inside[i]
                 wgt = wt[j]
@@ -83,9 +92,18 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
                 sz += wgt * uz_[j]
                 sw += wgt
                 # + 0 leaves the sum as it was (it starts at +0 and is never -0)
-                so += wgt if vt[j] >= wgt else np.float32(0.0)
+                onset = vt[j] >= wgt
+                so += wgt if onset else np.float32(0.0)
+                ox += ux_[j] if onset else np.float32(0.0)
+                oy += uy_[j] if onset else np.float32(0.0)
+                oz += uz_[j] if onset else np.float32(0.0)
+                on += np.float32(1.0) if onset else np.float32(0.0)
             out[k, t, 0] = sx
             out[k, t, 1] = sy
             out[k, t, 2] = sz
             out[k, t, 3] = sw
             out[k, t, 4] = so
+            out[k, t, 5] = ox
+            out[k, t, 6] = oy
+            out[k, t, 7] = oz
+            out[k, t, 8] = on

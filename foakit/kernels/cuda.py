@@ -322,7 +322,7 @@ def _clean_activity_k(active, n_valid, max_gap, min_len):
 
 @cuda.jit
 def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out):
-    sh = cuda.shared.array((5, MAX_THREADS), float64)
+    sh = cuda.shared.array((9, MAX_THREADS), float64)
     t = cuda.blockIdx.x
     k = cuda.blockIdx.y
     tid = cuda.threadIdx.x
@@ -331,14 +331,18 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
     dy = dirs[k, t, 1]
     dz = dirs[k, t, 2]
     if dx == 0.0 and dy == 0.0 and dz == 0.0:
-        if tid < 5:
-            out[k, t, tid] = 0.0
+        for c in range(tid, 9, nt):  # blocks may hold fewer threads than channels
+            out[k, t, c] = 0.0
         return  # uniform across the block
     ax = 0.0
     ay = 0.0
     az = 0.0
     aw = 0.0
     ao = 0.0
+    ox = 0.0
+    oy = 0.0
+    oz = 0.0
+    on = 0.0
     for f in range(lo + tid, hi, nt):
         if psi[t, f] > psi_max:
             continue
@@ -359,14 +363,22 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
             aw += wgt
             if votes[t, f] >= wgt:
                 ao += wgt
+                ox += ux
+                oy += uy
+                oz += uz
+                on += 1.0
     sh[0, tid] = ax
     sh[1, tid] = ay
     sh[2, tid] = az
     sh[3, tid] = aw
     sh[4, tid] = ao
-    _reduce_sum(sh, 5, tid, nt)
+    sh[5, tid] = ox
+    sh[6, tid] = oy
+    sh[7, tid] = oz
+    sh[8, tid] = on
+    _reduce_sum(sh, 9, tid, nt)
     if tid == 0:
-        for c in range(5):
+        for c in range(9):
             out[k, t, c] = sh[c, 0]
 
 
