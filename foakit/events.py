@@ -16,7 +16,9 @@
    different directions with nearly the same onset (``echo_event_onset_s``) and span
    (``echo_event_iou``) only the earliest (precedence), else the most confident, stays.
    These tests are for reverberant clips only (``dry_psi``).
-3. **Direction**: normalised sum of the in-cone unit vectors over the event's frames.
+3. **Direction**: of a stationary source (a clip-histogram peak), where the onset bins
+   inside its cone point over the event, one unit vote each (``onset_direction_bins``; too
+   few, and the peak); of a moving track, the normalised in-cone vector sum.
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
    ``right_to_left``.  Events it calls stationary are tested again, once the sources are
@@ -37,11 +39,12 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from .conventions import direction_to_vector, vector_to_direction
+from .echoes import drop_reflection_events, echo_axes
 from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
@@ -77,6 +80,10 @@ class Event:
     confidence: float = 0.0
     energy_db: float | None = None
     source: int = 0
+    # the cone axis of a clip-level peak (unit vector; None for a moving track): the
+    # per-frame motion test (foakit.sources.label_frame_motion) looks around it; not output
+    peak_axis: np.ndarray | None = field(default=None, repr=False, compare=False,
+                                         metadata={"output": False})
 
     def to_dict(self) -> dict:
         d = {}
@@ -89,7 +96,7 @@ class Event:
         return d
 
 
-_EVENT_FIELDS = tuple(f.name for f in fields(Event))
+_EVENT_FIELDS = tuple(f.name for f in fields(Event) if f.metadata.get("output", True))
 
 #: ``distance_proxy`` of events in clips without reverberation (``distance_m`` is None)
 NO_DISTANCE = "none: no reverberation to weigh the direct sound against"
@@ -379,9 +386,10 @@ def events_from_cones(
 
     Parameters
     ----------
-    cones : ndarray [shape=(n_tracks, n_frames, 5)]
+    cones : ndarray [shape=(n_tracks, n_frames, CONE_CHANNELS)]
         :func:`foakit.kernels.cone.cone_energy` output (a 4-channel array without onset
-        energies skips the onset support).
+        energies skips the onset support, one without the onset bins' unit-vector sums the
+        onset directions).
     axes : ndarray [shape=(n_tracks, n_frames, 3)]
         Cone axes (zero outside a track's span).
     frame_active : ndarray [shape=(n_frames,), dtype=bool]
@@ -433,7 +441,7 @@ def events_from_cones(
                 events.append(ev)
     events = _merge_duplicates(events, params)
     if onset_support:
-        events = _drop_reflection_events(events, params)
+        events = drop_reflection_events(events, params)
     # a faint, diffuse event from the clip's first frames is the noise floor (in a wet clip
     # the onset test passes its start there, against the silence before the clip); a sound
     # already playing is direct enough
@@ -472,54 +480,23 @@ def _onset_support(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, ram
             act[start:stop] = 0
 
 
-def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.ndarray:
-    """Which cone axes are not echoes of a stronger one.
-
-    Parameters
-    ----------
-    onsets : ndarray [shape=(n_axes, n_frames)]
-        In-cone onset energy per frame (channel 4 of :func:`foakit.kernels.cone.cone_energy`),
-        axes strongest first (the order of the clip-histogram peaks: the precedence-weighted
-        votes, not the onset energy in a cone, tell the direct path from a loud reflection).
-    share : float
-        Axis *b* is an echo of an earlier kept axis *a* when at least this share of *b*'s
-        onset energy lies in frames where *a* has an onset too (in the same or the previous
-        frame, at least ``ratio`` times *b*'s): a reflection repeats its source's onsets a
-        few milliseconds later, an independent source has onsets of its own.  0 keeps every
-        axis.
-    ratio : float
-        How strong *a*'s coinciding onset must be, relative to *b*'s (a reflection may
-        carry more energy than the direct sound in some frames).
-
-    Returns
-    -------
-    ndarray [shape=(n_axes,), dtype=bool]
-    """
-    n = onsets.shape[0]
-    keep = np.ones(n, dtype=bool)
-    if share <= 0 or n < 2:
-        return keep
-    on = np.asarray(onsets, dtype=np.float64)
-    total = on.sum(axis=1)
-    lead = np.maximum(on, np.pad(on, ((0, 0), (1, 0)))[:, :-1])  # frame t or t - 1
-    for b in range(1, n):
-        if total[b] <= 0:
-            continue
-        for a in range(b):
-            if keep[a] and on[b][lead[a] >= ratio * on[b]].sum() >= share * total[b]:
-                keep[b] = False
-                break
-    return keep
-
-
 def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> Event | None:
     vec = cone[:, :3].sum(axis=0, dtype=np.float64)
     if not vec.any():
         return None
     fixed = bool((axis == axis[0]).all() and axis[0].any())
     # a fixed axis is a clip-level peak: its onset-weighted direction is better than the
-    # in-cone mean, which reflections inside the cone pull about
-    az, el = vector_to_direction(axis[0] if fixed else vec)
+    # in-cone mean, which reflections inside the cone pull about; better still are the
+    # event's own onset bins in its cone, one unit vote each (params.onset_direction_bins)
+    direction = vec
+    if fixed:
+        direction = axis[0]
+        n_on = params.onset_direction_bins
+        if n_on and cone.shape[1] > 8 and float(cone[:, 8].sum(dtype=np.float64)) >= n_on:
+            own = cone[:, 5:8].sum(axis=0, dtype=np.float64)
+            if own.any():
+                direction = own
+    az, el = vector_to_direction(direction)
     # motion: straight-line fit of the unwrapped azimuth of ~0.2 s blocks
     block = max(1, int(round(0.2 * frame_rate)))
     nb = len(cone) // block
@@ -563,6 +540,7 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
         azimuth_end_deg=az1,
         confidence=conf,
         energy_db=float(energy),
+        peak_axis=np.array(axis[0], dtype=np.float64) if fixed else None,
     )
 
 
@@ -602,6 +580,7 @@ def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event
                 keep = prev if prev.confidence * (prev.offset_s - prev.onset_s) >= \
                     ev.confidence * (ev.offset_s - ev.onset_s) else ev
                 prev.azimuth_deg, prev.elevation_deg = keep.azimuth_deg, keep.elevation_deg
+                prev.peak_axis = keep.peak_axis
                 prev.azimuth_start_deg = prev.azimuth_end_deg = keep.azimuth_deg
                 prev.offset_s = max(prev.offset_s, ev.offset_s)
                 prev.confidence = max(prev.confidence, ev.confidence)
@@ -609,36 +588,3 @@ def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event
         else:
             out.append(ev)
     return out
-
-
-def _drop_reflection_events(events: list[Event], params: AnalysisParams) -> list[Event]:
-    """Of events from different directions that start within ``echo_event_onset_s`` of each
-    other and overlap by at least ``echo_event_iou`` of their union, keep one: a strong
-    reflection that survived the axis tests still starts and stops with its source, while
-    independent sources rarely share both their onset and their span.  With
-    ``echo_event_contained`` a less confident event that starts with a kept one and ends
-    inside it is one too, whatever their overlap: a reflection of an onset that leaks into
-    another cone for a moment lies within its source's span.  The one kept is the one that
-    starts first (the direct path is the shortest: precedence) when it leads by more than
-    ``_PRECEDENCE_S``, else the most confident."""
-    if params.echo_event_iou <= 0:
-        return events
-    kept: list[Event] = []
-    for ev in sorted(events, key=lambda e: -e.confidence):
-        for i, k in enumerate(kept):
-            inter = min(ev.offset_s, k.offset_s) - max(ev.onset_s, k.onset_s)
-            union = max(ev.offset_s, k.offset_s) - min(ev.onset_s, k.onset_s)
-            inside = (params.echo_event_contained and ev.offset_s <= k.offset_s
-                      and ev.onset_s >= k.onset_s - _PRECEDENCE_S)
-            if (abs(ev.onset_s - k.onset_s) <= params.echo_event_onset_s and union > 0
-                    and (inter >= params.echo_event_iou * union or inside)):
-                if ev.onset_s < k.onset_s - _PRECEDENCE_S:
-                    kept[i] = ev
-                break
-        else:
-            kept.append(ev)
-    return kept
-
-
-#: an onset more than this much earlier (s; half a frame at the default hop) is the direct sound
-_PRECEDENCE_S = 0.01

@@ -150,6 +150,11 @@ class AnalysisParams:
     # ... and a less confident event starting with a kept one and ending inside it is one
     # too, whatever the overlap (an onset's reflection leaking into another cone briefly)
     echo_event_contained: bool = True
+    # a stationary source's event points where the onset bins inside its cone point, each
+    # bin one unit vote, when the event holds at least this many (else, and at 0, the clip
+    # histogram's peak): a peak of energy-weighted votes leans toward coherent floor and
+    # ceiling reflections
+    onset_direction_bins: int = 5
     # sources whose most confident event is below this fraction of the most confident
     # source's are dropped (faint, diffuse candidates: reverberation); 0 = keep all
     min_source_confidence: float = 0.08
@@ -210,6 +215,7 @@ class AnalysisParams:
             ("onset_ramp_db", self.onset_ramp_db > 0.0),
             ("start_min_confidence", 0.0 <= self.start_min_confidence <= 1.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
+            ("onset_direction_bins", self.onset_direction_bins >= 0),
             ("echo_event_iou", 0.0 <= self.echo_event_iou <= 1.0),
             ("echo_event_onset_s", self.echo_event_onset_s >= 0.0),
             ("min_source_confidence", 0.0 <= self.min_source_confidence <= 1.0),

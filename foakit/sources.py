@@ -127,8 +127,10 @@ def label_frame_motion(events: list[Event], frame_doa: np.ndarray, *, frame_rate
             continue
         a = int(round(ev.onset_s * frame_rate))
         b = int(round(ev.offset_s * frame_rate))
-        fit = frame_motion(frame_doa[a:b], np.array(_unit_vector(ev.azimuth_deg,
-                                                                ev.elevation_deg)),
+        # around the clip peak the test was calibrated on, not the onset bins' direction
+        axis = (ev.peak_axis if ev.peak_axis is not None
+                else np.array(_unit_vector(ev.azimuth_deg, ev.elevation_deg)))
+        fit = frame_motion(frame_doa[a:b], axis,
                            frame_rate=frame_rate, params=params)
         if fit is not None:
             a_start, change = fit

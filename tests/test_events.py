@@ -45,7 +45,7 @@ def test_event_to_dict_rounds_floats_and_drops_non_finite():
                elevation_deg=np.float64(-3.33333), distance_m=math.inf, motion="stationary",
                source=2)
     d = ev.to_dict()
-    assert list(d) == [f.name for f in dataclasses.fields(Event)]
+    assert list(d) == [f.name for f in dataclasses.fields(Event) if f.name != "peak_axis"]
     assert d["onset_s"] == 0.1235 and d["offset_s"] == 1.5 and d["elevation_deg"] == -3.3333
     assert d["azimuth_deg"] is None and d["distance_m"] is None and d["diffuseness"] is None
     assert d["motion"] == "stationary" and d["source"] == 2
@@ -181,6 +181,21 @@ def test_label_frame_motion_relabels_only_stationary_events():
     label_frame_motion([off], doa, frame_rate=50.0,
                        params=AnalysisParams(motion_frame_min_deg=0.0))
     assert off.motion == "stationary"
+
+
+def test_label_frame_motion_looks_around_the_peak_axis_which_is_not_output():
+    """An event reported away from its clip peak (its onset bins point elsewhere) is tested
+    around the peak, where the frames sweep."""
+    doa = _frame_doa(np.linspace(60, -20, 150))
+    p = AnalysisParams(motion_frame_cone_deg=50.0)
+    away = Event(0.0, 3.0, 120.0, 40.0, motion="stationary")
+    label_frame_motion([away], doa, frame_rate=50.0, params=p)
+    assert away.motion == "stationary"  # no frame within 50 deg of (120, 40)
+    peak = Event(0.0, 3.0, 120.0, 40.0, motion="stationary",
+                 peak_axis=direction_to_vector(20.0, 0.0))
+    label_frame_motion([peak], doa, frame_rate=50.0, params=p)
+    assert peak.motion == "left_to_right"
+    assert "peak_axis" not in peak.to_dict() and "motion" in peak.to_dict()
 
 
 @given(st.floats(-180, 180), st.floats(30, 120), st.sampled_from([-1, 1]), st.integers(0, 20))

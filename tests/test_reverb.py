@@ -260,27 +260,28 @@ def test_clip_histogram_weights_windows_and_batches(seed, power):
 
 
 def test_reflection_events_sharing_onset_and_span_collapse_to_the_direct_sound():
-    from foakit.events import Event, _drop_reflection_events
+    from foakit.echoes import drop_reflection_events
+    from foakit.events import Event
 
     params = AnalysisParams()
     direct = Event(1.00, 4.0, 30.0, 0.0, confidence=0.3)
     echo = Event(1.06, 3.9, -60.0, 20.0, confidence=0.1)
     other = Event(1.50, 3.0, 120.0, 0.0, confidence=0.05)   # its own onset, 0.5 s later
     later = Event(1.04, 8.0, -150.0, 0.0, confidence=0.05)  # same onset, other span
-    got = _drop_reflection_events([echo, other, direct, later], params)
+    got = drop_reflection_events([echo, other, direct, later], params)
     assert {e.azimuth_deg for e in got} == {30.0, 120.0, -150.0}
     off = AnalysisParams(echo_event_iou=0.0)
-    assert len(_drop_reflection_events([echo, other, direct, later], off)) == 4
+    assert len(drop_reflection_events([echo, other, direct, later], off)) == 4
     # a louder reflection that starts a frame later gives way to the earlier direct sound
     loud_echo = Event(1.02, 4.0, -60.0, 20.0, confidence=0.9)
-    got = _drop_reflection_events([loud_echo, direct], params)
+    got = drop_reflection_events([loud_echo, direct], params)
     assert [e.azimuth_deg for e in got] == [30.0]
     # in the same frame the more confident stays
     same = Event(1.00, 4.0, -60.0, 20.0, confidence=0.9)
-    assert [e.azimuth_deg for e in _drop_reflection_events([direct, same], params)] == [-60.0]
+    assert [e.azimuth_deg for e in drop_reflection_events([direct, same], params)] == [-60.0]
     # beyond echo_event_onset_s they are two sounds
     apart = Event(1.15, 4.0, -60.0, 20.0, confidence=0.9)
-    assert len(_drop_reflection_events([direct, apart], params)) == 2
+    assert len(drop_reflection_events([direct, apart], params)) == 2
 
 
 def test_weak_sources_are_dropped_relative_to_the_most_confident():
@@ -331,20 +332,21 @@ def test_pieces_of_a_moving_source_share_one_source_id():
 
 
 def test_a_brief_event_starting_with_a_louder_one_and_ending_inside_it_is_its_reflection():
-    from foakit.events import Event, _drop_reflection_events
+    from foakit.echoes import drop_reflection_events
+    from foakit.events import Event
 
     params = AnalysisParams()
     source = Event(1.52, 3.42, -5.8, 16.0, confidence=0.14)
     blip = Event(1.60, 2.30, -103.7, 18.0, confidence=0.05)  # IoU 0.37: inside its span
-    assert [e.azimuth_deg for e in _drop_reflection_events([blip, source], params)] == [-5.8]
+    assert [e.azimuth_deg for e in drop_reflection_events([blip, source], params)] == [-5.8]
     off = AnalysisParams(echo_event_contained=False)
-    assert len(_drop_reflection_events([blip, source], off)) == 2
+    assert len(drop_reflection_events([blip, source], off)) == 2
     # one that outlasts the louder event stays
     longer = Event(1.60, 5.00, -103.7, 18.0, confidence=0.05)
-    assert len(_drop_reflection_events([longer, source], params)) == 2
+    assert len(drop_reflection_events([longer, source], params)) == 2
     # one starting more than echo_event_onset_s later is a sound of its own
     late = Event(1.70, 2.30, -103.7, 18.0, confidence=0.05)
-    assert len(_drop_reflection_events([late, source], params)) == 2
+    assert len(drop_reflection_events([late, source], params)) == 2
 
 
 @pytest.mark.parametrize("clip, seed, engine, rate, first, kept", [
