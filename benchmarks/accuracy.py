@@ -272,14 +272,9 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
                                  strict=True):
             m.extra["direct_snr_db"] = snr
             m.extra["sound"] = sound
-        if engine == "pyroomacoustics-bands":
-            # its rooms' floor and ceiling differ: which reflects more (at 500 Hz-1 kHz)
-            from foakit.synth.bands import room_materials
-
-            mats = room_materials(scene)
-            more = "floor" if mats["floor"][2:4].mean() < mats["ceiling"][2:4].mean() else (
-                "ceiling")
-            for m in clip_matches:
+        more = _reflects_more(scene, engine)
+        for m in clip_matches:
+            if more:
                 m.extra["reflects_more"] = more
         matches += clip_matches
         counts.append((len(scene.sources), res.n_sources))
@@ -340,6 +335,10 @@ class SetSpec(NamedTuple):
 #: the "tuned" ones only
 SETS = {"T1": SetSpec("ism", 0, 60, 16000, "tuned"),
         "T2": SetSpec("pyroomacoustics", 2, 40, 16000, "tuned"),
+        "U1": SetSpec("ism-surfaces", 41, 60, 16000, "tuned"),
+        "U2": SetSpec("pyroomacoustics-surfaces", 43, 60, 24000, "tuned"),
+        "U3": SetSpec("ism-surfaces", 47, 40, 24000, "tuned"),
+        "U4": SetSpec("pyroomacoustics-surfaces", 53, 40, 16000, "tuned"),
         "H1": SetSpec("pyroomacoustics", 11, 40, 16000, "held out"),
         "H2": SetSpec("pyroomacoustics", 13, 60, 24000, "held out"),
         "H3": SetSpec("ism", 21, 60, 24000, "held out"),
@@ -424,9 +423,24 @@ CORPORA = {
 }
 
 
+def _reflects_more(scene, engine: str) -> str | None:
+    """Which of floor and ceiling reflects more in rooms where they differ
+    (``pyroomacoustics-bands`` at 500 Hz-1 kHz, the ``-surfaces`` engines), else None."""
+    from foakit.synth.surfaces import SURFACE_ENGINES, draw_surfaces
+
+    if engine in SURFACE_ENGINES:
+        return "floor" if draw_surfaces(scene).floor_hard else "ceiling"
+    if engine != "pyroomacoustics-bands":
+        return None
+    from foakit.synth.bands import room_materials
+
+    mats = room_materials(scene)
+    return "floor" if mats["floor"][2:4].mean() < mats["ceiling"][2:4].mean() else "ceiling"
+
+
 def elevation_by_surface(matches) -> dict[str, tuple[int, int, float]]:
-    """Detected stationary sources of ``pyroomacoustics-bands`` rooms by the surface that
-    reflects more, ``"floor"`` or ``"ceiling"`` (``extra["reflects_more"]``): elevation
+    """Detected stationary sources of rooms whose floor and ceiling differ by the surface
+    that reflects more, ``"floor"`` or ``"ceiling"`` (``extra["reflects_more"]``): elevation
     within 10 deg, how many, mean signed elevation error (degrees). Empty for other rooms."""
     out = {}
     for k in ("floor", "ceiling"):

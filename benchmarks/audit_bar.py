@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from foakit.synth.render import ENGINES
+
 
 def sobench_flags(result) -> set[str]:
     return {v.key["qa_id"] for v in result.verdicts if v.verdict == "suspicious"}
@@ -189,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let sources move (the writers' default; SO-Bench has < 1 %% motion "
                         "items, so the bar corpora are stationary unless this is given)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--engine", choices=("ism", "pyroomacoustics", "pyroomacoustics-bands"),
+    p.add_argument("--engine", choices=[e for e in ENGINES if e != "auto"],
                    default="ism",
                    help="SO-Bench room engine (default ism)")
     p.add_argument("--rate", type=int, default=16000, help="SO-Bench sample rate (Hz)")

@@ -1,4 +1,4 @@
-"""How the three room engines of ``foakit.synth`` differ, on the same scenes.
+"""How the room engines of ``foakit.synth`` differ, on the same scenes.
 
 For each of ``--scenes`` random one-source rooms (RT60 0.2-0.9 s, 0.8-4.5 m, the scene
 generator of ``accuracy.py``), every engine's FOA room response is measured:
@@ -25,7 +25,8 @@ import time
 
 import numpy as np
 
-ENGINES = ("ism", "pyroomacoustics", "pyroomacoustics-bands")
+ENGINES = ("ism", "pyroomacoustics", "pyroomacoustics-bands", "ism-surfaces",
+           "pyroomacoustics-surfaces")
 
 
 def t20(w: np.ndarray, sr: int) -> float:

@@ -25,6 +25,8 @@ from collections import Counter
 
 from accuracy import RealSources, set_corpus_kwargs
 
+from foakit.synth.render import ENGINES
+
 #: Verdict rule -> how its reasons begin (foakit.bench.starss.audit_tracks)
 RULES = (
     ("onset elevation", "onset(s) at the labelled azimuth"),
@@ -81,7 +83,7 @@ def flag_kinds(root: str, *, engine: str, seed: int, clips: int, rate: int, sett
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--engine", choices=("ism", "pyroomacoustics", "pyroomacoustics-bands"),
+    p.add_argument("--engine", choices=[e for e in ENGINES if e != "auto"],
                    default="ism")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--clips", type=int, default=60)

@@ -122,3 +122,22 @@ def test_the_audits_refuse_the_plain_corpus(accuracy, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--corpus", "plain"])
     with pytest.raises(SystemExit, match="--audits writes the fan / yaw corpora only"):
         accuracy.main()
+
+
+def test_reflects_more_follows_the_surface_engines_draw(accuracy):
+    from foakit.synth import random_scene
+    from foakit.synth.surfaces import draw_surfaces
+
+    seen = set()
+    for seed in range(20):
+        scene = random_scene(seed, n_sources=1, rt60_s=0.5, duration_s=1.0)
+        want = "floor" if draw_surfaces(scene).floor_hard else "ceiling"
+        assert accuracy._reflects_more(scene, "ism-surfaces") == want
+        assert accuracy._reflects_more(scene, "pyroomacoustics-surfaces") == want
+        assert accuracy._reflects_more(scene, "ism") is None
+        seen.add(want)
+    assert seen == {"floor", "ceiling"}
+    tuned = accuracy.sets_of("tuned")
+    assert {"U1", "U2", "U3", "U4"} <= set(tuned)
+    assert {tuned[n].engine for n in tuned if n.startswith("U")} == {
+        "ism-surfaces", "pyroomacoustics-surfaces"}

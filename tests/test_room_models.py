@@ -1,4 +1,4 @@
-"""benchmarks/room_models.py: the three room engines measured on the same scenes."""
+"""benchmarks/room_models.py: the room engines measured on the same scenes."""
 
 from __future__ import annotations
 

@@ -30,6 +30,8 @@ Model
     directional late tail, the direct sound from the room model and moving sources moved
     through the room (:mod:`foakit.synth.bands`): a room model the analysis is measured on,
     not tuned on.
+  - ``"ism-surfaces"``, ``"pyroomacoustics-surfaces"``: the same with floor and ceiling
+    unlike the walls, one hard and one soft (:mod:`foakit.synth.surfaces`).
   - ``"auto"``: pyroomacoustics when importable, else ``"ism"``.
 
 * **Background noise** (``scene.snr_db`` set): an isotropic diffuse field
@@ -62,6 +64,7 @@ from ..errors import BackendUnavailable, ParameterError
 from .bands import band_rir, fibonacci_sphere, foa_rir, foa_shoebox, render_source
 from .scene import SPEED_OF_SOUND, Scene, Source, room_geometry, sabine_absorption
 from .signals import fit_dry_signal, source_signal
+from .surfaces import Surfaces, base_engine, image_gains
 
 __all__ = [
     "ENGINES",
@@ -79,7 +82,8 @@ __all__ = [
     "yawed_scene",
 ]
 
-ENGINES = ("auto", "ism", "pyroomacoustics", "pyroomacoustics-bands")
+ENGINES = ("auto", "ism", "pyroomacoustics", "pyroomacoustics-bands", "ism-surfaces",
+           "pyroomacoustics-surfaces")
 #: Image-source order of the built-in engine (the late tail follows).
 ISM_MAX_ORDER = 3
 #: Cap on pyroomacoustics' image-source order (keeps it fast; a diffuse tail continues it).
@@ -298,6 +302,7 @@ def _ism_rir(
     sr: int,
     rng: np.random.Generator,
     include_direct: bool,
+    surfaces: Surfaces | None = None,
 ) -> np.ndarray:
     alpha = sabine_absorption(rt60, room)
     beta = math.sqrt(1.0 - alpha)
@@ -321,7 +326,10 @@ def _ism_rir(
     v = img - mic
     r = np.linalg.norm(v, axis=1)
     u = v / r[:, None]
-    gain = beta**order / r
+    if surfaces is None:
+        gain = beta**order / r
+    else:
+        gain = image_gains(nmax, surfaces.absorption(room, alpha))[keep] / r
     delay = np.maximum((r - dist) / SPEED_OF_SOUND * sr, 0.0)
     refl = order > 0
     t_a = float(delay[refl].min()) / sr
@@ -351,16 +359,20 @@ def _ism_rir(
     return rir + tail
 
 
-def _pra_run(room, mic, src, order, e_abs, sr):
+def _pra_run(room, mic, src, order, e_abs, sr, surfaces=None):
     import pyroomacoustics as pra
 
-    return foa_rir(foa_shoebox(room, mic, src, order, pra.Material(e_abs), sr,
-                               air_absorption=False))
+    mats = pra.Material(e_abs)
+    if surfaces is not None:
+        walls = ("west", "east", "south", "north", "floor", "ceiling")
+        mats = {w: pra.Material(a) for w, a in zip(walls, surfaces.absorption(room, e_abs),
+                                                    strict=True)}
+    return foa_rir(foa_shoebox(room, mic, src, order, mats, sr, air_absorption=False))
 
 
 def _pra_rir(
     offset: np.ndarray, mic: np.ndarray, room: np.ndarray, rt60: float, sr: int,
-    rng: np.random.Generator, include_direct: bool,
+    rng: np.random.Generator, include_direct: bool, surfaces: Surfaces | None = None,
 ) -> np.ndarray:
     import pyroomacoustics as pra
 
@@ -372,8 +384,8 @@ def _pra_rir(
         ) from err
     src = mic + offset
     order = min(int(max_order), PRA_MAX_ORDER)
-    full = _pra_run(room, mic, src, order, e_abs, sr)
-    direct = _pra_run(room, mic, src, 0, e_abs, sr)
+    full = _pra_run(room, mic, src, order, e_abs, sr, surfaces)
+    direct = _pra_run(room, mic, src, 0, e_abs, sr, surfaces)
     dist = float(np.linalg.norm(offset))
     c = float(pra.constants.get("c"))
     shift = int(round(dist / c * sr + pra.constants.get("frac_delay_length") // 2))
@@ -427,8 +439,8 @@ def room_impulse_response(
         Must have ``rt60_s`` set.
     source_index : int
         Which source; a moving source is taken at the mid-point of its path.
-    engine : {"auto", "ism", "pyroomacoustics", "pyroomacoustics-bands"}
-        See the module docstring.
+    engine : str
+        One of :data:`ENGINES`; see the module docstring.
     include_direct : bool
         Keep the direct path (at sample 0, amplitude ``1 / distance_m``, ambiX gains of the
         source direction).
@@ -457,10 +469,10 @@ def room_impulse_response(
     rng = np.random.default_rng([scene.seed, source_index, 2])
     if eng == "pyroomacoustics-bands":
         return band_rir(scene, offset, include_direct=include_direct, seed=source_index)
-    if eng == "pyroomacoustics":
-        return _pra_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng,
-                        include_direct)
-    return _ism_rir(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct)
+    base, surfaces = base_engine(eng, scene)
+    rir_fn = _pra_rir if base == "pyroomacoustics" else _ism_rir
+    return rir_fn(offset, mic_a, room_a, scene.rt60_s, scene.sample_rate, rng, include_direct,
+                  surfaces)
 
 
 def _source_signals(scene: Scene, signals: Sequence[Any] | None = None):
@@ -541,8 +553,9 @@ def render_scene(scene: Scene, *, engine: str = "auto", interferer: Interferer |
     ----------
     scene : Scene
         What to render; signals, tail and noise are seeded from ``scene.seed``.
-    engine : {"auto", "ism", "pyroomacoustics", "pyroomacoustics-bands"}
-        Room model for reverberant scenes (ignored for anechoic ones).
+    engine : str
+        One of :data:`ENGINES`: the room model of reverberant scenes (ignored for anechoic
+        ones).
     interferer : Interferer, optional
         A steady directional sound through the whole clip, not among ``scene.sources``
         (seeded from ``scene.seed`` too).
@@ -625,8 +638,9 @@ def _render_interferer(scene: Scene, itf: Interferer, engine: str, direct_w: np.
         rir = band_rir(scene, dist * u, seed=11) * dist
     else:
         out = encode_plane_wave(s, itf.azimuth_deg, itf.elevation_deg)
-        rir_fn = _pra_rir if eng == "pyroomacoustics" else _ism_rir
-        rir = rir_fn(dist * u, mic, room, scene.rt60_s, sr, rng, False) * dist
+        base, surfaces = base_engine(eng, scene)
+        rir_fn = _pra_rir if base == "pyroomacoustics" else _ism_rir
+        rir = rir_fn(dist * u, mic, room, scene.rt60_s, sr, rng, False, surfaces) * dist
     rev = sps.oaconvolve(s[None, :], rir[:, :n], axes=1)[:, :n]
     out[:, : rev.shape[1]] += rev
     return out
