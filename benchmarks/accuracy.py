@@ -28,11 +28,12 @@ Detection is also broken down by what each source plays: its synthetic family, o
     python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
                                   [--role all|tuned|held-out|room-model] [--param KEY=VALUE ...]
 
-``--sets`` runs the eight sets of the miss breakdown (:data:`SETS`: two the thresholds were
-chosen on, three held out from the same two room models, three from a room model the
-analysis was never tuned on, ``pyroomacoustics-bands``: octave-band walls, a directional late
-tail, moving sources moved through the room; one of them 20 s clips at 16 kHz) with one line
-each, then each group pooled,
+``--sets`` runs the twelve sets of :data:`SETS` (two the thresholds were chosen on, four
+more tuned ones whose floor and ceiling differ, ``ism-surfaces`` and
+``pyroomacoustics-surfaces``, three held out from the ISM and pyroomacoustics room models,
+three from a room model the analysis was never tuned on, ``pyroomacoustics-bands``:
+octave-band walls, a directional late tail, moving sources moved through the room; one of
+them 20 s clips at 16 kHz) with one line each, then each group pooled,
 including the events that match no true source and, with ``--moving``, the moving sources.
 ``--audits`` adds the SO-Bench and STARSS label audits on corpora written with each set's
 settings (with ``--real-sources``, recorded sources there too): the share of corrupted
@@ -406,7 +407,7 @@ def _set_line(name: str, s: dict) -> str:
     return line
 
 
-#: The issue's two corpora, as ``--sets --corpus`` renders the eight sets: the scene options
+#: The issue's two corpora, as ``--sets --corpus`` renders the sets: the scene options
 #: (``moving``: the default share of moving sources) and the bar on the held-out sets
 #: (detected, azimuth within 20 deg, elevation within 10 deg, exact count, and for moving
 #: sources detected and motion label right; fractions)

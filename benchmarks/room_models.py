@@ -89,14 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.scenes} one-source rooms, RT60 0.2-0.9 s, 0.8-4.5 m, {args.rate} Hz, "
           f"seed {args.seed}: median [10th, 90th percentile]")
     figures = list(next(iter(res.values())))
-    print(f"  {'engine':<22}" + "".join(f"{k:>24}" for k in figures))
+    w = max(len(e) for e in res)
+    print(f"  {'engine':<{w}}" + "".join(f"{k:>24}" for k in figures))
     for engine, m in res.items():
         cells = []
         for k in figures:
             v = np.asarray(m[k], dtype=float)
             lo, mid, hi = np.nanpercentile(v, [10, 50, 90])
             cells.append(f"{mid:.2f} [{lo:.2f}, {hi:.2f}]")
-        print(f"  {engine:<22}" + "".join(f"{c:>24}" for c in cells))
+        print(f"  {engine:<{w}}" + "".join(f"{c:>24}" for c in cells))
     return 0
 
 
