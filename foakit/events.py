@@ -293,7 +293,7 @@ def moving_or_stationary(cones: np.ndarray, axes: np.ndarray, params: AnalysisPa
 
     Parameters
     ----------
-    cones : ndarray [shape=(n_axes, n_frames, 4 or 5)]
+    cones : ndarray [shape=(n_axes, n_frames, 4 or more)]
     axes : ndarray [shape=(n_axes, n_frames, 3)]
         A moving axis changes direction over its span (non-zero frames); a constant one
         does not.
@@ -344,7 +344,7 @@ def cone_level_db(cones: np.ndarray, axes: np.ndarray, frame_active: np.ndarray,
 
     Parameters
     ----------
-    cones : ndarray [shape=(n_tracks, n_frames, 4 or 5)]
+    cones : ndarray [shape=(n_tracks, n_frames, 4 or more)]
     axes : ndarray [shape=(n_tracks, n_frames, 3)]
     frame_active : ndarray [shape=(n_frames,), dtype=bool]
     power_scale : float
@@ -540,7 +540,9 @@ def _event(cone, axis, iv, start, stop, *, frame_rate, power_scale, params) -> E
         azimuth_end_deg=az1,
         confidence=conf,
         energy_db=float(energy),
-        peak_axis=np.array(axis[0], dtype=np.float64) if fixed else None,
+        # the unit vector of the peak's rounded direction, as the motion test always read it
+        peak_axis=np.array(_unit_vector(*map(float, vector_to_direction(axis[0]))))
+        if fixed else None,
     )
 
 

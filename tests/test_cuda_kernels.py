@@ -201,6 +201,11 @@ def test_cone_energy_matches_cpu_and_reference(kc):
     assert np.all(out[1, 4:7] == 0) and out[0, :, 3].sum() > 0
     assert 0 < out[0, :, 4].sum() < out[0, :, 3].sum()  # some in-cone bins are onsets
     assert 0 < out[0, :, 8].sum() < 21 * 11  # and they are counted once each
+    from foakit.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="CONE_CHANNELS"):
+        kc.cone_energy(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
+                       np.zeros((3, 11, 5), np.float32))
 
 
 @needs_cuda

@@ -84,3 +84,21 @@ def test_a_coherent_floor_reflection_pulls_the_onset_bins_less_than_the_peak(see
         err[bins] = abs(res.events[0].elevation_deg - 10.0)
     assert err[5] < err[0] - 2.0
     assert err[5] < 11.0
+
+
+def test_cone_energy_refuses_an_output_without_room_for_every_channel():
+    from foakit.kernels.cone import cone_energy
+
+    n_frames, n_bins = 4, 8
+    intensity = np.zeros((3, n_frames, n_bins), np.float32)
+    intensity[0] = 1.0  # every bin a plane wave from +x, the cone's axis
+    energy = np.ones((n_frames, n_bins), np.float32)
+    dirs = np.zeros((1, n_frames, 3), np.float32)
+    dirs[..., 0] = 1.0
+    with pytest.raises(ValueError, match="CONE_CHANNELS"):
+        cone_energy(intensity, energy, energy, energy * 0, 0, n_bins, np.float32(0.5), dirs,
+                    0.9, np.zeros((1, n_frames, 5), np.float32))
+    out = np.zeros((1, n_frames, CONE_CHANNELS), np.float32)
+    cone_energy(intensity, energy, energy, energy * 0, 0, n_bins, np.float32(0.5), dirs, 0.9,
+                out)
+    assert np.all(out[0, :, 8] == n_bins)  # every bin an onset bin inside the cone

@@ -48,6 +48,9 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
         and their number.  Each onset bin counts once in the latter: a loud partial and
         its coherent early reflections then outvote no other bin.
     """
+    # the kernel does not bound-check its writes: a narrower array would be overrun
+    if out.shape[2] != CONE_CHANNELS:
+        raise ValueError("cone_energy: out must have CONE_CHANNELS (9) channels")
     n_dirs, n_frames = dirs.shape[0], dirs.shape[1]
     nb = max(hi - lo, 0)
     vote = np.empty(nb, np.bool_)

@@ -38,8 +38,10 @@ import numpy as np
 from numba import cuda, float64, int32
 from numba.cuda.cudadrv import devicearray as _devicearray
 
+from ..errors import ParameterError
 from . import activity as _activity
 from . import histogram as _histogram
+from .cone import CONE_CHANNELS
 
 __all__ = [
     "THREADS",
@@ -322,7 +324,7 @@ def _clean_activity_k(active, n_valid, max_gap, min_len):
 
 @cuda.jit
 def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out):
-    sh = cuda.shared.array((9, MAX_THREADS), float64)
+    sh = cuda.shared.array((CONE_CHANNELS, MAX_THREADS), float64)
     t = cuda.blockIdx.x
     k = cuda.blockIdx.y
     tid = cuda.threadIdx.x
@@ -331,7 +333,7 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
     dy = dirs[k, t, 1]
     dz = dirs[k, t, 2]
     if dx == 0.0 and dy == 0.0 and dz == 0.0:
-        for c in range(tid, 9, nt):  # blocks may hold fewer threads than channels
+        for c in range(tid, CONE_CHANNELS, nt):  # blocks may hold fewer threads than channels
             out[k, t, c] = 0.0
         return  # uniform across the block
     ax = 0.0
@@ -376,9 +378,9 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
     sh[6, tid] = oy
     sh[7, tid] = oz
     sh[8, tid] = on
-    _reduce_sum(sh, 9, tid, nt)
+    _reduce_sum(sh, CONE_CHANNELS, tid, nt)
     if tid == 0:
-        for c in range(9):
+        for c in range(CONE_CHANNELS):
             out[k, t, c] = sh[c, 0]
 
 
@@ -508,6 +510,8 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
 
     Launch: one block per (frame, axis); blocks of an all-zero axis only clear their output.
     """
+    if out.shape[-1] != CONE_CHANNELS:
+        raise ParameterError(f"out.shape={tuple(out.shape)} must end in {CONE_CHANNELS=}")
     n_dirs, n_frames = dirs.shape[0], dirs.shape[1]
     if n_dirs == 0 or n_frames == 0:
         return

@@ -47,14 +47,21 @@ class Surfaces:
 
     def absorption(self, room, alpha: float) -> tuple[float, ...]:
         """Energy absorption of the six surfaces (x = 0, x = L, y = 0, y = L, floor,
-        ceiling) of a room of size ``room`` (m) whose area-weighted mean is ``alpha``."""
+        ceiling) of a room of size ``room`` (m) whose area-weighted mean is ``alpha``
+        (short of it only where every surface is at ``MAX_ALPHA``)."""
         lx, ly, lz = (float(v) for v in room)
         hard = alpha * self.hard
         soft = min(MAX_ALPHA, alpha * self.soft)
         floor, ceiling = (hard, soft) if self.floor_hard else (soft, hard)
         flat, walls = lx * ly, 2.0 * lz * (lx + ly)
-        wall = (alpha * (2.0 * flat + walls) - flat * (floor + ceiling)) / walls
-        wall = float(np.clip(wall, 0.01, MAX_ALPHA))
+        total = alpha * (2.0 * flat + walls)
+        wall = (total - flat * (floor + ceiling)) / walls
+        if not 0.01 <= wall <= MAX_ALPHA:
+            # the walls cannot take the rest (a wide, low room): they take their limit and
+            # floor and ceiling are scaled to keep the total
+            wall = float(np.clip(wall, 0.01, MAX_ALPHA))
+            k = (total - walls * wall) / (flat * (floor + ceiling))
+            floor, ceiling = min(MAX_ALPHA, floor * k), min(MAX_ALPHA, ceiling * k)
         return (wall, wall, wall, wall, floor, ceiling)
 
 
