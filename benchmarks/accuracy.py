@@ -274,8 +274,8 @@ def reverberant(n: int, seed: int, engine: str, params=None, rt60=(0.2, 0.8),
             m.extra["direct_snr_db"] = snr
             m.extra["sound"] = sound
         more = _reflects_more(scene, engine)
-        for m in clip_matches:
-            if more:
+        if more:
+            for m in clip_matches:
                 m.extra["reflects_more"] = more
         matches += clip_matches
         counts.append((len(scene.sources), res.n_sources))
@@ -480,8 +480,8 @@ def bar_line(s: dict, bar: dict) -> str:
 
 def run_sets(moving: float | None = None, params=None, real: RealSources | None = None,
              role: str = "all", corpus: str = "fan") -> None:
-    """The eight sets rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is ``--fan
-    0.5 --yaw --sources 1 4 --rt60 0.2 0.9``), one line each, then the tuned and the
+    """The sets of :data:`SETS` rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is
+    ``--fan 0.5 --yaw --sources 1 4 --rt60 0.2 0.9``), one line each, then the tuned and the
     held-out ones pooled by role, each held-out role against the corpus's bar; ``moving``: the
     share of moving sources (None: the corpus's); with ``real``, the same scenes with recorded
     source signals; ``role``: only the sets of :func:`sets_of`."""
@@ -614,7 +614,7 @@ def _audit_line(name: str, a: dict) -> str:
 
 def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None,
                role: str = "all") -> None:
-    """:func:`audit_set` on each of the eight sets (``role``: those of :func:`sets_of`), then
+    """:func:`audit_set` on each set of :data:`SETS` (``role``: those of :func:`sets_of`), then
     the tuned and held-out ones pooled (with ``real``, the corpora's sources are
     recordings)."""
     import shutil
@@ -690,8 +690,9 @@ def main() -> int:
                     "--single, whose share is a third; default 0, with --sets the corpus's: "
                     "0 fan, 0.2 plain)")
     ap.add_argument("--sets", action="store_true",
-                    help="run the eight sets of the miss breakdown (two tuned, three held "
-                         "out, three from the room model never tuned on) and pool each group; "
+                    help="run the twelve sets of SETS (six tuned, four of them with floor "
+                         "and ceiling unlike, three held out, three from the room model never "
+                         "tuned on) and pool each group; "
                          "--moving applies, the other set options do not")
     ap.add_argument("--corpus", choices=tuple(CORPORA), default="fan",
                     help="with --sets: render the sets as the issue's harder corpus (fan: "
