@@ -38,7 +38,6 @@ from .kernels.peaks import blur_hist, gaussian_weights, pick_peaks
 from .kernels.spatial import clip_histogram, frame_power, parseval_weights, whiten_weights
 from .kernels.stft import hann, stft
 from .params import AnalysisParams, StftGrid
-from .recurring import recurring_axes
 from .sources import assign_sources, label_frame_motion, weak_sources_dropped
 
 __all__ = ["ClipAnalysis", "analyze_clip", "analyze_samples", "detect_activity", "FRAME_COLUMNS",
@@ -349,11 +348,6 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
         if extra:
             found = np.concatenate([found, np.asarray(extra)])[: params.max_sources]
     moving = moving_tracks(link_tracks(peaks, params), params)
-    # window peaks that recur away from those: a quiet source under louder ones
-    known = [found[:, :3]] + [np.asarray(tr.vecs) for tr in moving]
-    extra = recurring_axes(peaks, np.concatenate(known), params)
-    if len(extra):
-        found = np.concatenate([found, extra])
     return source_axes(found, moving, n_frames, window_frames, params)
 
 

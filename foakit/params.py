@@ -113,10 +113,6 @@ class AnalysisParams:
     # steady sources (few onsets): peaks of the plain energy histogram at least this high
     # relative to its top, away from the onset peaks, are sources too; 0 = off
     steady_peak_rel: float = 0.27
-    # a direction where the windows' strongest peaks recur, in at least recurring_windows
-    # windows, away from the clip peaks is a stationary axis too (a quiet source under
-    # louder ones, heard alone where they pause; 0 = off): foakit.recurring
-    recurring_windows: int = 2
     # a clip whose active frames' median diffuseness is below dry_psi is dry (no reflection
     # peaks to fear): its clip peaks need only these relative heights
     dry_psi: float = 0.4
@@ -206,7 +202,6 @@ class AnalysisParams:
             ("window_s", self.window_s > 0),
             ("peak_rel", 0.0 < self.peak_rel <= 1.0),
             ("max_sources", self.max_sources >= 1),
-            ("recurring_windows", self.recurring_windows >= 0),
             ("act_on_db", self.act_on_db >= self.act_off_db >= 0.0),
             ("min_event_s", self.min_event_s >= 0.0),
             ("merge_gap_s", self.merge_gap_s >= 0.0),

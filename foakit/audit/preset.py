@@ -12,9 +12,8 @@ __all__ = ["AUDIT_PARAMS"]
 #: defaults, which are tuned for events rather than for checking labels (docs/method.md,
 #: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the frame-DOA motion test,
 #: which no audit check reads, is off, as are the soft-attack ramp of the events' starts
-#: (the onset checks are calibrated on starts at the onset frame), the dropping of faint
-#: events from the clip's first frames (the checks are calibrated with them) and the axes of
-#: recurring window peaks (the checks are calibrated on the clip peaks' candidates).
+#: (the onset checks are calibrated on starts at the onset frame) and the dropping of faint
+#: events from the clip's first frames (the checks are calibrated with them).
 AUDIT_PARAMS = AnalysisParams(
     smooth_frames=5,
     psi_max=0.5,
@@ -34,5 +33,4 @@ AUDIT_PARAMS = AnalysisParams(
     motion_frame_min_deg=0.0,
     onset_ramp_s=0.0,
     start_min_confidence=0.0,
-    recurring_windows=0,
 )
