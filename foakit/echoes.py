@@ -98,4 +98,3 @@ def drop_reflection_events(events: list[E], params: AnalysisParams) -> list[E]:
         else:
             kept.append(ev)
     return kept
-
