@@ -251,7 +251,8 @@ def _spatial(x, grid, params, intensity, energy, psi, votes, frames, power_scale
     cones = np.zeros((len(axes), n_frames, CONE_CHANNELS), np.float32)
     if len(axes):
         cone_energy(intensity, energy, votes, psi, lo, hi, pm, axes,
-                    np.cos(np.deg2rad(params.cone_deg)), cones)
+                    np.cos(np.deg2rad(params.cone_deg)), float(params.rise_onset_ratio),
+                    params.onset_frames, n_frames, cones)
     return finish_clip(frames, cones, axes, frame_iv, grid=grid, n_samples=x.shape[1],
                        power_scale=power_scale, params=params, peaks=peaks, window_hist=hist,
                        window_frames=wf, clip_psi=clip_psi)

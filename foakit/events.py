@@ -11,6 +11,10 @@
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
    cone's loud level); it is cut back to its first such onset (to where the cone's level
    starts climbing into it, for a soft attack: ``onset_ramp_s``), or dropped when it has none.
+   A source that starts under louder ones rises less above the sound already in its bins:
+   a segment with an onset starts earlier where its cone's bins rose by the lower
+   ``rise_onset_ratio`` and carry more such energy than any other cone around that frame
+   (:func:`rising_onsets`).
    Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
    frame) are reflections and dropped first (:func:`echo_axes`), and of events from
    different directions with nearly the same onset (``echo_event_onset_s``) and span
@@ -58,6 +62,7 @@ __all__ = [
     "source_axes",
     "moving_or_stationary",
     "cone_level_db",
+    "rising_onsets",
     "events_from_cones",
     "echo_axes",
 ]
@@ -389,7 +394,7 @@ def events_from_cones(
     cones : ndarray [shape=(n_tracks, n_frames, CONE_CHANNELS)]
         :func:`foakit.kernels.cone.cone_energy` output (a 4-channel array without onset
         energies skips the onset support, one without the onset bins' unit-vector sums the
-        onset directions).
+        onset directions, one without the rising bins' energy the rising-bin starts).
     axes : ndarray [shape=(n_tracks, n_frames, 3)]
         Cone axes (zero outside a track's span).
     frame_active : ndarray [shape=(n_frames,), dtype=bool]
@@ -428,9 +433,14 @@ def events_from_cones(
         clean_activity(act, n_valid, int(round(params.onset_merge_gap_s * frame_rate)), 0)
         onset_level = 10.0 * np.log10(np.maximum(cones[..., 4] * power_scale, tiny))
         ramp = int(round(params.onset_ramp_s * frame_rate))
+        early = None
+        if params.rise_onset_ratio > 0 and cones.shape[2] > 9:
+            early = rising_onsets(cones[..., 9], ref - params.event_onset_db,
+                                  power_scale=power_scale)
         for k in range(n_tracks):
             _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db, lv[k],
-                           ramp=ramp, ramp_db=params.onset_ramp_db)
+                           ramp=ramp, ramp_db=params.onset_ramp_db,
+                           early=None if early is None else early[k])
     clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []
     for k in range(n_tracks):
@@ -456,8 +466,45 @@ def events_from_cones(
 _ONSET_LOOKBACK = 3
 
 
+def rising_onsets(rise: np.ndarray, least_db: np.ndarray, *, power_scale: float
+                  ) -> np.ndarray:
+    """Frames where a cone's rising bins (channel 9 of
+    :func:`foakit.kernels.cone.cone_energy`) mark a source of its own starting.
+
+    A source that starts while louder ones play rises less above the sound already in its
+    bins than the ``onset_ratio`` test asks, while a reflection of another source's onset
+    rises in the other source's cone with more energy.  A frame counts for a cone when its
+    rising energy is at least ``least_db`` (dB) and more than every other cone's in that
+    frame and the one before and after it.
+
+    Parameters
+    ----------
+    rise : ndarray [shape=(n_tracks, n_frames)]
+        In-cone energy of the rising bins (summed bin energies).
+    least_db : ndarray [shape=(n_tracks,)]
+        Least level (dB, after ``power_scale``) of a counted frame, per cone.
+    power_scale : float
+        Factor turning summed bin energies into mean-square power (Parseval).
+
+    Returns
+    -------
+    ndarray [shape=(n_tracks, n_frames), dtype=bool]
+    """
+    r = np.asarray(rise, dtype=np.float64)
+    level = 10.0 * np.log10(np.maximum(r * power_scale, 1e-20))
+    out = level >= np.asarray(least_db, dtype=np.float64)[:, None]
+    if len(r) > 1:
+        near = r.copy()  # the most of each frame and its neighbours
+        near[:, 1:] = np.maximum(near[:, 1:], r[:, :-1])
+        near[:, :-1] = np.maximum(near[:, :-1], r[:, 1:])
+        for k in range(len(r)):
+            others = np.delete(near, k, axis=0).max(axis=0)
+            out[k] &= r[k] > others
+    return out
+
+
 def _onset_support(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, ramp: int = 0,
-                   ramp_db: float = 2.0) -> None:
+                   ramp_db: float = 2.0, early: np.ndarray | None = None) -> None:
     """Cut each active segment of ``act`` (in place) back to where its first onset's attack
     starts; drop it when it has none.  (A sound already playing when the clip begins has
     its onset in the first frame: the onset test compares it with the silence before the
@@ -467,10 +514,14 @@ def _onset_support(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, ram
     cone's ``level`` (dB) climbs at least ``ramp_db`` each frame into it: a soft attack
     fills its cone before any of its bins rises by ``onset_ratio`` within ``onset_frames``,
     while another source's sound leaking into the cone holds its level, so no frame of it
-    is taken.  The start never moves before the segment's own."""
+    is taken.  A segment with an onset starts at an ``early`` frame (:func:`rising_onsets`)
+    before it instead; ``early`` alone keeps no segment.  The start never moves before the
+    segment's own."""
     for start, stop in segments(act):
         a = max(0, start - _ONSET_LOOKBACK)
         hit = np.flatnonzero(onset[a:stop])
+        if len(hit) and early is not None:
+            hit = np.flatnonzero(onset[a:stop] | early[a:stop])
         if len(hit):
             t = h = a + int(hit[0])
             while t > start and h - t < ramp and level[t - 1] <= level[t] - ramp_db:

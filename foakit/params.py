@@ -168,6 +168,13 @@ class AnalysisParams:
     # onset_ramp_db per frame, by at most onset_ramp_s (0 = the onset frame itself)
     onset_ramp_s: float = 0.2
     onset_ramp_db: float = 2.0
+    # a source starting under louder ones rises less above the sound already in its bins:
+    # a segment with an onset starts at the first frame where its cone's bins that rose by
+    # this factor (over onset_frames, as onset_ratio) carry energy within event_onset_db of
+    # its loud level and more than any other cone's do in that frame and the next and
+    # previous (a reflection of another source's onset rises less than the source itself),
+    # when that frame comes before its first onset; 0 = off
+    rise_onset_ratio: float = 8.0
     # an event from a clip's first frames below this confidence is the noise floor, not a
     # sound already playing (the onset test compares those frames with silence before the
     # clip, so the floor itself "starts" there); 0 keeps them
@@ -213,6 +220,7 @@ class AnalysisParams:
             ("onset_merge_gap_s", 0.0 <= self.onset_merge_gap_s <= self.event_merge_gap_s),
             ("onset_ramp_s", self.onset_ramp_s >= 0.0),
             ("onset_ramp_db", self.onset_ramp_db > 0.0),
+            ("rise_onset_ratio", self.rise_onset_ratio >= 0.0),
             ("start_min_confidence", 0.0 <= self.start_min_confidence <= 1.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("onset_direction_bins", self.onset_direction_bins >= 0),

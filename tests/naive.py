@@ -139,8 +139,10 @@ def ref_clean(active, n, max_gap, min_len):
     return a
 
 
-def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
-    out = np.zeros(dirs.shape[:2] + (9,))
+def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, rise_ratio=0.0,
+              n_prev=2, clip_frames=None):
+    clip_frames = clip_frames or dirs.shape[1]
+    out = np.zeros(dirs.shape[:2] + (10,))
     for k in range(dirs.shape[0]):
         for t in range(dirs.shape[1]):
             d = dirs[k, t].astype(float)
@@ -153,8 +155,12 @@ def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone):
                     continue
                 e = energy[t, f]
                 onset = votes[t, f] >= e
+                first = t - t % clip_frames  # the clip's first frame
+                before = [float(energy[p, f]) for p in range(max(first, t - n_prev), t)]
+                rises = rise_ratio > 0 and e >= rise_ratio * sum(before) / n_prev
                 out[k, t] += [*(e * v / norm), e, e if onset else 0.0,
-                              *((v / norm) if onset else np.zeros(3)), float(onset)]
+                              *((v / norm) if onset else np.zeros(3)), float(onset),
+                              e if rises else 0.0]
     return out
 
 

@@ -192,20 +192,25 @@ def test_cone_energy_matches_cpu_and_reference(kc):
     # onset bins carry their full energy as their vote, the others a fraction of it
     votes = np.where(rng.random(energy.shape) < 0.3, energy, 0.05 * energy).astype(np.float32)
     cos_cone = math.cos(math.radians(70))
-    ref = ref_cones(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone)
+    # two stacked clips of 5 frames and one of 1: the rise test looks back within each
+    ref = ref_cones(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
+                    1.5, 2, 5)
     for mod in (cone, kc):
-        out = np.full((3, 11, 9), 5.0, np.float32)
+        out = np.full((3, 11, 10), 5.0, np.float32)
         mod.cone_energy(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
-                        out)
+                        1.5, 2, 5, out)
         close(out, ref, 30)
     assert np.all(out[1, 4:7] == 0) and out[0, :, 3].sum() > 0
     assert 0 < out[0, :, 4].sum() < out[0, :, 3].sum()  # some in-cone bins are onsets
     assert 0 < out[0, :, 8].sum() < 21 * 11  # and they are counted once each
+    assert 0 < out[0, :, 9].sum() < out[0, :, 3].sum()  # some rise
+    # a clip's first frame looks back at silence: every in-cone bin rises
+    assert np.array_equal(out[:, [0, 5, 10], 9], out[:, [0, 5, 10], 3])
     from foakit.errors import ParameterError
 
     with pytest.raises(ParameterError, match="CONE_CHANNELS"):
         kc.cone_energy(intensity, energy, votes, psi, 1, 22, np.float32(0.8), dirs, cos_cone,
-                       np.zeros((3, 11, 5), np.float32))
+                       1.5, 2, 5, np.zeros((3, 11, 5), np.float32))
 
 
 @needs_cuda
@@ -292,7 +297,7 @@ def test_cuda_kernels_compile_to_ptx(monkeypatch):
         kc._clean_activity_k: (types.uint8[:, ::1], types.int64[::1], types.int64,
                                types.int64),
         kc._cone_energy_k: (f3, f2, f2, f2, types.int64, types.int64, types.float32, f3,
-                            types.float64, f3),
+                            types.float64, types.float64, types.int64, types.int64, f3),
     }
     for k, sig in sigs.items():
         try:

@@ -97,8 +97,10 @@ def test_cone_energy_refuses_an_output_without_room_for_every_channel():
     dirs[..., 0] = 1.0
     with pytest.raises(ValueError, match="CONE_CHANNELS"):
         cone_energy(intensity, energy, energy, energy * 0, 0, n_bins, np.float32(0.5), dirs,
-                    0.9, np.zeros((1, n_frames, 5), np.float32))
+                    0.9, 8.0, 2, n_frames, np.zeros((1, n_frames, 5), np.float32))
     out = np.zeros((1, n_frames, CONE_CHANNELS), np.float32)
     cone_energy(intensity, energy, energy, energy * 0, 0, n_bins, np.float32(0.5), dirs, 0.9,
-                out)
+                8.0, 2, n_frames, out)
     assert np.all(out[0, :, 8] == n_bins)  # every bin an onset bin inside the cone
+    # a steady level rises only out of the silence before the clip
+    assert out[0, 0, 9] == n_bins and np.all(out[0, 1:, 9] == 0)

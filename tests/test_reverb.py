@@ -207,7 +207,8 @@ def test_new_parameters_are_validated():
     for kw in ({"vote_whitening": -1}, {"event_onset_db": -3}, {"echo_share": 1.5},
                {"motion_frame_cone_deg": 0}, {"motion_frame_min_deg": -1},
                {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0},
-               {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5}):
+               {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5},
+               {"rise_onset_ratio": -1.0}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
 

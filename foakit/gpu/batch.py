@@ -527,7 +527,9 @@ def launch_cones(st: Stage, *, host_map: Callable = map) -> Stage:
         cones = xp.zeros((k, n_b * st.t, CONE_CHANNELS), xp.float32)
         st.kernels.cone_energy(d["intensity"], d["energy"], d["votes"], d["psi"], st.lo, st.hi,
                                np.float32(params.psi_max), axes_d,
-                               np.cos(np.deg2rad(params.cone_deg)), cones, stream=st.stream)
+                               np.cos(np.deg2rad(params.cone_deg)),
+                               float(params.rise_onset_ratio), params.onset_frames, st.t, cones,
+                               stream=st.stream)
         st.host["cones"] = _to_host(cones, xp, st.stream)
         st.done = _record(xp, st.stream)
     st.device = {}  # the device buffers go back to the pool once the stream is past them

@@ -323,7 +323,8 @@ def _clean_activity_k(active, n_valid, max_gap, min_len):
 
 
 @cuda.jit
-def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out):
+def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, rise_ratio,
+                   n_prev, clip_frames, out):
     sh = cuda.shared.array((CONE_CHANNELS, MAX_THREADS), float64)
     t = cuda.blockIdx.x
     k = cuda.blockIdx.y
@@ -345,6 +346,10 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
     oy = 0.0
     oz = 0.0
     on = 0.0
+    ar = 0.0
+    back = t % clip_frames  # frames of its clip before t, at most n_prev
+    if back > n_prev:
+        back = n_prev
     for f in range(lo + tid, hi, nt):
         if psi[t, f] > psi_max:
             continue
@@ -369,6 +374,12 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
                 oy += uy
                 oz += uz
                 on += 1.0
+            if rise_ratio > 0.0:
+                prev = 0.0
+                for b in range(1, back + 1):
+                    prev += energy[t - b, f]
+                if wgt >= rise_ratio * (prev / n_prev):
+                    ar += wgt
     sh[0, tid] = ax
     sh[1, tid] = ay
     sh[2, tid] = az
@@ -378,6 +389,7 @@ def _cone_energy_k(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_con
     sh[6, tid] = oy
     sh[7, tid] = oz
     sh[8, tid] = on
+    sh[9, tid] = ar
     _reduce_sum(sh, CONE_CHANNELS, tid, nt)
     if tid == 0:
         for c in range(CONE_CHANNELS):
@@ -504,8 +516,8 @@ def clean_activity(active, n_valid, max_gap, min_len, *, stream: Any = None) -> 
     ln.finish()
 
 
-def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, out, *,
-                stream: Any = None) -> None:
+def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, rise_ratio,
+                n_prev, clip_frames, out, *, stream: Any = None) -> None:
     """CUDA twin of :func:`foakit.kernels.cone.cone_energy` (same arguments).
 
     Launch: one block per (frame, axis); blocks of an all-zero axis only clear their output.
@@ -517,6 +529,7 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
         return
     ln = _Launch(stream)
     args = (ln.arg(intensity), ln.arg(energy), ln.arg(votes), ln.arg(psi), int(lo), int(hi),
-            psi_max, ln.arg(dirs), float(cos_cone), ln.arg(out, out=True))
+            psi_max, ln.arg(dirs), float(cos_cone), float(rise_ratio), int(n_prev),
+            int(clip_frames), ln.arg(out, out=True))
     _cone_energy_k[(n_frames, n_dirs), _threads(), ln.stream](*args)
     ln.finish()
