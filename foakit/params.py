@@ -173,7 +173,8 @@ class AnalysisParams:
     # this factor (over onset_frames, as onset_ratio) carry energy within event_onset_db of
     # its loud level and more than any other cone's do in that frame and the next and
     # previous (a reflection of another source's onset rises less than the source itself),
-    # when that frame comes before its first onset; 0 = off
+    # when that frame comes before its first onset (the soft-attack ramp then applies from
+    # it); 0 = off
     rise_onset_ratio: float = 8.0
     # an event from a clip's first frames below this confidence is the noise floor, not a
     # sound already playing (the onset test compares those frames with silence before the
@@ -203,6 +204,7 @@ class AnalysisParams:
     def __post_init__(self) -> None:
         checks = [
             ("smooth_frames", self.smooth_frames >= 1),
+            ("onset_frames", self.onset_frames >= 1),
             ("psi_max", 0.0 < self.psi_max <= 1.0),
             ("az_bins", self.az_bins >= 8),
             ("el_bins", self.el_bins >= 4),

@@ -156,8 +156,10 @@ def ref_cones(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, ri
                 e = energy[t, f]
                 onset = votes[t, f] >= e
                 first = t - t % clip_frames  # the clip's first frame
-                before = [float(energy[p, f]) for p in range(max(first, t - n_prev), t)]
-                rises = rise_ratio > 0 and e >= rise_ratio * sum(before) / n_prev
+                prev = 0.0  # newest first, as the kernels add them
+                for p in range(t - 1, max(first, t - n_prev) - 1, -1):
+                    prev += float(energy[p, f])
+                rises = rise_ratio > 0 and e >= rise_ratio * (prev / n_prev)
                 out[k, t] += [*(e * v / norm), e, e if onset else 0.0,
                               *((v / norm) if onset else np.zeros(3)), float(onset),
                               e if rises else 0.0]

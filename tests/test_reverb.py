@@ -208,7 +208,7 @@ def test_new_parameters_are_validated():
                {"motion_frame_cone_deg": 0}, {"motion_frame_min_deg": -1},
                {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0},
                {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5},
-               {"rise_onset_ratio": -1.0}):
+               {"rise_onset_ratio": -1.0}, {"onset_frames": 0}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
 

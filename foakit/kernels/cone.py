@@ -134,6 +134,10 @@ def cone_energy(intensity, energy, votes, psi, lo, hi, psi_max, dirs, cos_cone, 
 def _rising(energy, t, lo, hi, rise_ratio, n_prev, clip_frames, prev, rise):
     """Which of frame ``t``'s bins ``lo <= f < hi`` rise (see :func:`cone_energy`)."""
     nb = hi - lo
+    if not rise_ratio > 0.0:
+        for j in range(nb):
+            rise[j] = False
+        return
     for j in range(nb):
         prev[j] = 0.0
     for k in range(1, min(n_prev, t % clip_frames) + 1):
@@ -142,4 +146,4 @@ def _rising(energy, t, lo, hi, rise_ratio, n_prev, clip_frames, prev, rise):
             prev[j] += ek[j]
     en = energy[t, lo:hi]
     for j in range(nb):
-        rise[j] = rise_ratio > 0.0 and en[j] >= rise_ratio * (prev[j] / n_prev)
+        rise[j] = en[j] >= rise_ratio * (prev[j] / n_prev)
