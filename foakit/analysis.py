@@ -382,8 +382,9 @@ def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.
     if params.min_source_confidence > 0 and n_sources > 1:
         events = weak_sources_dropped(events, params.min_source_confidence)
         n_sources = assign_sources(events, params)
-    # motion labels of the events the cones call stationary, from the per-frame DOA
-    label_frame_motion(events, frame_doa, frame_rate=fr, params=params)
+    # motion labels of the events the cones call stationary, from their cone's onset bins
+    # and the per-frame DOA
+    label_frame_motion(events, frame_doa, frame_rate=fr, params=params, cones=cones)
     if clip_psi < params.distance_min_psi:
         for ev in events:  # no reverberation to weigh the direct sound against
             ev.distance_m, ev.distance_proxy = None, NO_DISTANCE

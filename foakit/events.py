@@ -26,7 +26,8 @@
    **Motion**: a straight-line fit of the unwrapped in-cone azimuth against time; a change of
    at least ``motion_min_deg`` is ``left_to_right`` (azimuth decreasing; +90 is left) or
    ``right_to_left``.  Events it calls stationary are tested again, once the sources are
-   counted, on the clip's per-frame DOA near them (:func:`foakit.sources.label_frame_motion`).
+   counted, on their cone's onset bins and on the clip's per-frame DOA near them
+   (:func:`foakit.sources.label_frame_motion`).
 4. **Distance proxy** (``distance_proxy = "diffuseness"``): DirAC diffuseness of the event's
    frames (all bins in the band, averaged over the whole event), mapped through the
    diffuse-field model DRR = (1 - psi) / psi and DRR = (r_c / r)^2, so
@@ -89,6 +90,8 @@ class Event:
     # per-frame motion test (foakit.sources.label_frame_motion) looks around it; not output
     peak_axis: np.ndarray | None = field(default=None, repr=False, compare=False,
                                          metadata={"output": False})
+    # the index of the cone it came from (foakit.sources.onset_motion reads it); not output
+    cone: int | None = field(default=None, repr=False, compare=False, metadata={"output": False})
 
     def to_dict(self) -> dict:
         d = {}
@@ -448,6 +451,7 @@ def events_from_cones(
             ev = _event(cones[k, start:stop], axes[k, start:stop], frame_iv[start:stop], start,
                         stop, frame_rate=frame_rate, power_scale=power_scale, params=params)
             if ev is not None:
+                ev.cone = k
                 events.append(ev)
     events = _merge_duplicates(events, params)
     if onset_support:
@@ -633,7 +637,7 @@ def _merge_duplicates(events: list[Event], params: AnalysisParams) -> list[Event
                 keep = prev if prev.confidence * (prev.offset_s - prev.onset_s) >= \
                     ev.confidence * (ev.offset_s - ev.onset_s) else ev
                 prev.azimuth_deg, prev.elevation_deg = keep.azimuth_deg, keep.elevation_deg
-                prev.peak_axis = keep.peak_axis
+                prev.peak_axis, prev.cone = keep.peak_axis, keep.cone
                 prev.azimuth_start_deg = prev.azimuth_end_deg = keep.azimuth_deg
                 prev.offset_s = max(prev.offset_s, ev.offset_s)
                 prev.confidence = max(prev.confidence, ev.confidence)

@@ -191,6 +191,13 @@ class AnalysisParams:
     motion_frame_cone_deg: float = 30.0
     motion_frame_min_deg: float = 25.0
     motion_frame_resid_deg: float = 15.0
+    # before that, on the onset bins in its cone: the azimuth of each motion_onset_block_s
+    # block with at least motion_onset_min_bins of them, moving when their straight-line fit
+    # over k such blocks changes by at least motion_onset_min_deg * sqrt(3 / k), k counted up
+    # to 25 (0 turns it off; foakit.sources.onset_motion)
+    motion_onset_min_deg: float = 35.0
+    motion_onset_block_s: float = 0.4
+    motion_onset_min_bins: int = 3
     # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
     # by benchmarks/distance_calibration.py (see events.py)
     distance_rc_m: float = 1.2
@@ -233,6 +240,9 @@ class AnalysisParams:
             ("motion_frame_cone_deg", 0.0 < self.motion_frame_cone_deg <= 180.0),
             ("motion_frame_min_deg", self.motion_frame_min_deg >= 0.0),
             ("motion_frame_resid_deg", self.motion_frame_resid_deg > 0.0),
+            ("motion_onset_min_deg", self.motion_onset_min_deg >= 0.0),
+            ("motion_onset_block_s", self.motion_onset_block_s > 0.0),
+            ("motion_onset_min_bins", self.motion_onset_min_bins >= 1),
         ]
         for name, ok in checks:
             if not ok:

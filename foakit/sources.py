@@ -5,8 +5,9 @@
   (a moving source in a room is often cut into pieces).  ``n_sources`` counts the ids.
 * :func:`weak_sources_dropped`: sources whose events are all far fainter and more diffuse
   than the most confident source's are reverberation more often than sources.
-* :func:`label_frame_motion`: events the cones call stationary are tested on the clip's
-  per-frame DOA near them (:func:`frame_motion`), once the sources are counted.
+* :func:`label_frame_motion`: events the cones call stationary are tested on their cone's
+  own onset bins (:func:`onset_motion`), then on the clip's per-frame DOA near them
+  (:func:`frame_motion`), once the sources are counted.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 from .events import Event, _close, _unit_vector
 from .params import AnalysisParams
 
-__all__ = ["assign_sources", "frame_motion", "label_frame_motion", "weak_sources_dropped"]
+__all__ = ["assign_sources", "frame_motion", "label_frame_motion", "onset_motion",
+           "weak_sources_dropped"]
 
 
 def assign_sources(events: list[Event], params: AnalysisParams) -> int:
@@ -112,31 +114,118 @@ def weak_sources_dropped(events: list[Event], ratio: float) -> list[Event]:
 
 
 def label_frame_motion(events: list[Event], frame_doa: np.ndarray, *, frame_rate: float,
-                       params: AnalysisParams) -> None:
-    """Give the events still called stationary the motion :func:`frame_motion` finds (in
-    place; ``motion_frame_min_deg`` = 0: none).
+                       params: AnalysisParams, cones: np.ndarray | None = None) -> None:
+    """Give the events still called stationary the motion :func:`onset_motion` finds on
+    their cone's onset bins (``cones``: the cones the events came from, events with a
+    ``cone`` index; ``motion_onset_min_deg`` = 0: none), else the motion :func:`frame_motion`
+    finds on the per-frame DOA (``motion_frame_min_deg`` = 0: none); in place.
 
     Run once the sources are counted: the counting merges stationary events of one
-    direction, and this test, made for the labels, is not meant to change which events
+    direction, and these tests, made for the labels, are not meant to change which events
     are one source.
     """
-    if params.motion_frame_min_deg <= 0:
+    onsets = (params.motion_onset_min_deg > 0 and cones is not None and cones.ndim == 3
+              and cones.shape[2] > 8)
+    if params.motion_frame_min_deg <= 0 and not onsets:
         return
     for ev in events:
         if ev.motion != "stationary" or ev.azimuth_deg is None:
             continue
         a = int(round(ev.onset_s * frame_rate))
         b = int(round(ev.offset_s * frame_rate))
-        # around the clip peak the test was calibrated on, not the onset bins' direction
-        axis = (ev.peak_axis if ev.peak_axis is not None
-                else np.array(_unit_vector(ev.azimuth_deg, ev.elevation_deg)))
-        fit = frame_motion(frame_doa[a:b], axis,
-                           frame_rate=frame_rate, params=params)
+        fit = None
+        # a clip peak's cone only: a moving track's cone already follows its source
+        if onsets and ev.cone is not None and ev.peak_axis is not None:
+            fit = onset_motion(cones[ev.cone, a:b, 5:8], cones[ev.cone, a:b, 8],
+                               frame_rate=frame_rate, params=params)
+        if fit is None and params.motion_frame_min_deg > 0:
+            # around the clip peak the test was calibrated on, not the onset bins' direction
+            axis = (ev.peak_axis if ev.peak_axis is not None
+                    else np.array(_unit_vector(ev.azimuth_deg, ev.elevation_deg)))
+            fit = frame_motion(frame_doa[a:b], axis, frame_rate=frame_rate, params=params)
         if fit is not None:
             a_start, change = fit
             ev.motion = "left_to_right" if change < 0 else "right_to_left"
             ev.azimuth_start_deg = float((a_start + 180.0) % 360.0 - 180.0)
             ev.azimuth_end_deg = float((a_start + change + 180.0) % 360.0 - 180.0)
+
+
+def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
+                 params: AnalysisParams) -> tuple[float, float] | None:
+    """Steady azimuth motion of an event on its cone's own onset bins, or None.
+
+    A clip peak's cone is fixed at the middle of a moving source's path, and the cone's
+    energy there is mostly reverberation about its axis, so the in-cone fit sees little of
+    the path.  The onset bins in the cone (bins that rose ``onset_ratio``-fold: the direct
+    sound of each new note, syllable or hit) point where the source is while it crosses the
+    cone.  They are grouped in ``motion_onset_block_s`` blocks; the blocks with at least
+    ``motion_onset_min_bins`` of them give an azimuth each (their unit-vector sum, each bin
+    one vote), and a least-squares line through those (three blocks at least, each block's
+    squared residual weighted by the square root of its number of bins) is motion when it
+    changes over the event by at least ``motion_onset_min_deg`` times ``sqrt(3 / k)`` for
+    ``k`` such blocks, ``k`` counted up to 25 (the more blocks, the less a steady change can
+    be their scatter; 25 blocks are a 10 s event, the longest the scaling was chosen on, so
+    a slow drift over a long recording is not called motion).  The cone clips the path to
+    about twice ``cone_deg``, so the change found is smaller than the source's; a residual
+    test would add nothing (block azimuths within the cone scatter within it).
+
+    Parameters
+    ----------
+    onset_vec : ndarray [shape=(n, 3)]
+        The event's frames: the onset bins' unit-vector sum in its cone
+        (:func:`foakit.kernels.cone.cone_energy` channels 5-7).
+    onset_n : ndarray [shape=(n,)]
+        Their number per frame (channel 8).
+
+    Returns
+    -------
+    (azimuth at the event's first frame, azimuth change over the event), degrees; or None.
+    """
+    n = len(onset_n)
+    block = max(1, int(round(params.motion_onset_block_s * frame_rate)))
+    nb = n // block
+    if nb < 3:
+        return None
+    v = np.asarray(onset_vec[: nb * block], dtype=np.float64).reshape(nb, block, 3).sum(axis=1)
+    c = np.asarray(onset_n[: nb * block], dtype=np.float64).reshape(nb, block).sum(axis=1)
+    ok = (c >= params.motion_onset_min_bins) & np.isfinite(v).all(axis=1)
+    if ok.sum() < 3:
+        return None
+    ab = np.rad2deg(np.unwrap(np.arctan2(v[ok, 1], v[ok, 0])))
+    tb = (np.flatnonzero(ok) + 0.5) * block / frame_rate
+    line = _line_fit(tb, ab, np.sqrt(c[ok]))
+    if line is None:
+        return None
+    slope, icpt, _ = line
+    change = slope * n / frame_rate
+    # each block's azimuth scatters about the path: with k blocks the line's change is
+    # known sqrt(k / 3) times better than with three
+    k = min(int(ok.sum()), _MOST_BLOCKS)
+    if abs(change) < params.motion_onset_min_deg * math.sqrt(3.0 / k):
+        return None
+    return icpt, change
+
+
+#: Blocks of :func:`onset_motion` counted at most when its threshold falls with their
+#: number: a 10 s event's (0.4 s blocks), the longest the scaling was chosen on
+_MOST_BLOCKS = 25
+
+
+def _line_fit(t: np.ndarray, a: np.ndarray, w: np.ndarray) -> tuple[float, float, float] | None:
+    """Weighted least-squares line ``a = icpt + slope t`` (np.polyfit(t, a, 1, w=sqrt(w)) in
+    closed form): (slope, icpt, weighted RMS residual), or None when ``t`` is constant."""
+    wsum = w.sum()
+    tm = (w @ t) / wsum
+    am = (w @ a) / wsum
+    dt = t - tm
+    den = w @ (dt * dt)
+    if den <= 0:
+        return None
+    slope = (w @ (dt * (a - am))) / den
+    icpt = am - slope * tm
+    resid = a - (icpt + slope * t)
+    rms = math.sqrt(float(w @ (resid * resid)) / wsum)
+    return float(slope), float(icpt), rms
 
 
 def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
@@ -187,20 +276,11 @@ def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
     if ok.sum() < 3:
         return None
     ab = np.rad2deg(np.unwrap(np.arctan2(im[ok], re[ok])))
-    tb, wb = tb[ok], wb[ok]
-    # weighted least squares line (np.polyfit(tb, ab, 1, w=sqrt(wb)) in closed form)
-    wsum = wb.sum()
-    tm = (wb @ tb) / wsum
-    am = (wb @ ab) / wsum
-    dt = tb - tm
-    den = wb @ (dt * dt)
-    if den <= 0:
+    line = _line_fit(tb[ok], ab, wb[ok])
+    if line is None:
         return None
-    slope = (wb @ (dt * (ab - am))) / den
-    icpt = am - slope * tm
-    resid = ab - (icpt + slope * tb)
-    rms = math.sqrt(float(wb @ (resid * resid)) / wsum)
-    change = float(slope) * n / frame_rate
+    slope, icpt, rms = line
+    change = slope * n / frame_rate
     if abs(change) < params.motion_frame_min_deg or rms > params.motion_frame_resid_deg:
         return None
     return float(icpt), change

@@ -18,7 +18,7 @@ from foakit.events import (
     moving_tracks,
 )
 from foakit.params import AnalysisParams
-from foakit.sources import frame_motion, label_frame_motion
+from foakit.sources import frame_motion, label_frame_motion, onset_motion
 
 
 @given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 30))
@@ -45,7 +45,8 @@ def test_event_to_dict_rounds_floats_and_drops_non_finite():
                elevation_deg=np.float64(-3.33333), distance_m=math.inf, motion="stationary",
                source=2)
     d = ev.to_dict()
-    assert list(d) == [f.name for f in dataclasses.fields(Event) if f.name != "peak_axis"]
+    assert list(d) == [f.name for f in dataclasses.fields(Event)
+                       if f.name not in ("peak_axis", "cone")]
     assert d["onset_s"] == 0.1235 and d["offset_s"] == 1.5 and d["elevation_deg"] == -3.3333
     assert d["azimuth_deg"] is None and d["distance_m"] is None and d["diffuseness"] is None
     assert d["motion"] == "stationary" and d["source"] == 2
@@ -214,3 +215,154 @@ def test_frame_motion_is_rotation_invariant_across_the_wrap(rot, span, sign, see
     assert abs(got[1] - ref[1]) < 1e-6 * max(1.0, abs(ref[1]))
     assert abs((got[0] - ref[0] - rot + 180) % 360 - 180) < 1e-6
     assert np.sign(ref[1]) == sign
+
+
+def _onset_bins(az, n_bins=4.0, el=0.0):
+    """Cone channels 5-8 of frames whose onset bins point at ``az`` (NaN: no onset bin)."""
+    az = np.asarray(az, dtype=np.float64)
+    on = np.isfinite(az)
+    vec = np.zeros((len(az), 3))
+    vec[on] = n_bins * direction_to_vector(az[on], el)
+    return vec, np.where(on, n_bins, 0.0)
+
+
+def test_onset_motion_finds_a_steady_sweep_and_its_ends():
+    """50 frames/s, 4 s crossing the cone from -20 to +20 deg, onset bins in a third of the
+    frames with +-4 deg jitter: right_to_left (azimuth rising) from about -20 deg."""
+    rng = np.random.default_rng(1)
+    n = 200
+    az = np.linspace(-20, 20, n) + rng.uniform(-4, 4, n)
+    az[rng.random(n) < 2 / 3] = np.nan
+    vec, cnt = _onset_bins(az)
+    fit = onset_motion(vec, cnt, frame_rate=50.0, params=AnalysisParams())
+    assert fit is not None
+    start, change = fit
+    assert abs(start + 20) < 4 and abs(change - 40) < 6
+    # the other way round, through +-180 deg
+    vec, cnt = _onset_bins((170 - np.linspace(0, 40, n) + 180) % 360 - 180)
+    start, change = onset_motion(vec, cnt, frame_rate=50.0, params=AnalysisParams())
+    assert abs(start - 170) < 2 and abs(change + 40) < 2
+
+
+@given(st.floats(-180, 180), st.floats(0, 10), st.floats(0.1, 1.0), st.integers(0, 50))
+@settings(max_examples=30)
+def test_onset_motion_leaves_a_scattered_stationary_source(az0, jitter, share, seed):
+    rng = np.random.default_rng(seed)
+    az = az0 + rng.uniform(-jitter, jitter, 250)
+    az[rng.random(250) > share] = np.nan
+    vec, cnt = _onset_bins(az)
+    assert onset_motion(vec, cnt, frame_rate=50.0, params=AnalysisParams()) is None
+
+
+def test_onset_motion_needs_blocks_with_enough_onset_bins_and_a_large_change():
+    p = AnalysisParams()  # 0.4 s blocks (20 frames), 3 onset bins, 35 deg at 3 blocks
+    sweep = np.linspace(-30, 30, 200)
+    # a sweep over only 2.2 s: 5 blocks, fine; over 1.1 s: 2 blocks, too few
+    assert onset_motion(*_onset_bins(sweep[:110]), frame_rate=50.0, params=p) is not None
+    assert onset_motion(*_onset_bins(sweep[:55]), frame_rate=50.0, params=p) is None
+    # onset bins in only two blocks: no line
+    sparse = np.full(200, np.nan)
+    sparse[:20], sparse[180:] = -30.0, 30.0
+    assert onset_motion(*_onset_bins(sparse), frame_rate=50.0, params=p) is None
+    # one onset bin per block, under motion_onset_min_bins
+    one = np.full(200, np.nan)
+    one[::20] = sweep[::20]
+    assert onset_motion(*_onset_bins(one, n_bins=1.0), frame_rate=50.0, params=p) is None
+    assert onset_motion(*_onset_bins(one, n_bins=1.0), frame_rate=50.0,
+                        params=AnalysisParams(motion_onset_min_bins=1)) is not None
+    # the change needed falls as 1 / sqrt(blocks): 35 deg over 3 blocks, 19.2 over 10
+    for frames, change, moving in ((60, 30.0, False), (60, 36.0, True), (200, 18.0, False),
+                                   (200, 20.0, True)):
+        sweep = np.linspace(-change / 2, change / 2, frames)
+        fit = onset_motion(*_onset_bins(sweep), frame_rate=50.0, params=p)
+        assert (fit is not None) == moving, (frames, change)
+        if moving:
+            assert abs(fit[1] - change) < 0.05 * change  # over n frames, not n - 1
+    small = np.linspace(-9, 9, 200)
+    assert onset_motion(*_onset_bins(small), frame_rate=50.0,
+                        params=AnalysisParams(motion_onset_min_deg=30.0)) is not None
+    # blocks count up to 25 (a 10 s event): 13 deg over 10 s is motion, 10 deg over 60 s not
+    assert onset_motion(*_onset_bins(np.linspace(0, 13, 500)), frame_rate=50.0,
+                        params=p) is not None
+    assert onset_motion(*_onset_bins(np.linspace(0, 10, 3000)), frame_rate=50.0,
+                        params=p) is None
+
+
+def test_onset_motion_skips_blocks_with_non_finite_bins():
+    vec, cnt = _onset_bins(np.linspace(-30, 30, 200))
+    vec[5] = np.nan
+    vec[47, 1] = np.inf
+    fit = onset_motion(vec, cnt, frame_rate=50.0, params=AnalysisParams())
+    assert fit is not None and np.isfinite(fit).all() and abs(fit[1] - 60) < 4
+
+
+def _cones_with_onsets(*paths):
+    """Cones (n_cones, n_frames, 10) whose channels 5-8 hold onset bins along ``paths``."""
+    n = len(paths[0])
+    cones = np.zeros((len(paths), n, 10), np.float32)
+    for k, az in enumerate(paths):
+        vec, cnt = _onset_bins(az)
+        cones[k, :, 5:8], cones[k, :, 8] = vec, cnt
+    return cones
+
+
+def test_label_frame_motion_reads_the_onset_bins_of_the_event_cone():
+    """A clip peak's event whose frames show nothing (no frame voted) gets the motion of
+    its cone's onset bins; a moving track's event (no peak axis), an event without a cone,
+    cones without the onset channels, none, and ``motion_onset_min_deg = 0`` leave it
+    stationary."""
+    n = 200
+    cones = _cones_with_onsets(np.full(n, 90.0), np.linspace(20, -20, n))
+    doa = np.zeros((n, 4))
+    axis = direction_to_vector(0.0, 0.0)
+
+    def event(**kw):
+        return Event(0.0, 4.0, 0.0, 0.0, motion="stationary", **kw)
+
+    p = AnalysisParams()
+    ev, still, track, lost = (event(peak_axis=axis, cone=1), event(peak_axis=axis, cone=0),
+                              event(cone=1), event(peak_axis=axis))
+    label_frame_motion([ev, still, track, lost], doa, frame_rate=50.0, params=p, cones=cones)
+    assert ev.motion == "left_to_right"
+    assert abs(ev.azimuth_start_deg - 20) < 2 and abs(ev.azimuth_end_deg + 20) < 2
+    assert still.motion == track.motion == lost.motion == "stationary"
+    assert "cone" not in ev.to_dict()
+    for params, c in ((AnalysisParams(motion_onset_min_deg=0.0), cones), (p, cones[..., :8]),
+                      (p, None)):
+        ev = event(peak_axis=axis, cone=1)
+        label_frame_motion([ev], doa, frame_rate=50.0, params=params, cones=c)
+        assert ev.motion == "stationary"
+    # the onset bins come first; the frames are read when they find nothing
+    frames = _frame_doa(np.linspace(-40, 40, n))
+    for k, want in ((1, "left_to_right"), (0, "right_to_left")):
+        ev = event(peak_axis=axis, cone=k)
+        label_frame_motion([ev], frames, frame_rate=50.0,
+                           params=AnalysisParams(motion_frame_cone_deg=50.0), cones=cones)
+        assert ev.motion == want
+
+
+def test_events_from_cones_record_their_cone():
+    from foakit.events import events_from_cones
+
+    n = 100
+    cones = np.zeros((2, n, 10), np.float32)
+    cones[1, 20:70, 0] = 1.0
+    cones[1, 20:70, 3] = 1.0
+    axes = np.zeros((2, n, 3), np.float32)
+    axes[:, :, 0] = 1.0
+    axes[0, :, :] = direction_to_vector(90.0, 0.0)
+    events = events_from_cones(cones, axes, np.zeros(n, bool), np.zeros((n, 4)),
+                               frame_rate=50.0, power_scale=1.0, params=AnalysisParams(),
+                               onset_support=False)
+    assert [e.cone for e in events] == [1]
+
+
+def test_merged_duplicates_keep_the_cone_of_the_direction_they_keep():
+    from foakit.events import _merge_duplicates
+
+    a = Event(1.0, 3.0, 0.0, 0.0, motion="stationary", confidence=0.2,
+              peak_axis=direction_to_vector(0.0, 0.0), cone=0)
+    b = Event(2.0, 6.0, 10.0, 0.0, motion="stationary", confidence=0.8,
+              peak_axis=direction_to_vector(10.0, 0.0), cone=1)
+    (m,) = _merge_duplicates([a, b], AnalysisParams())
+    assert m.azimuth_deg == 10.0 and m.cone == 1 and m.offset_s == 6.0

@@ -173,32 +173,101 @@ def test_single_source_in_a_room_is_found_where_reflections_misled_the_energy_vo
     assert worst > 90
 
 
-@pytest.mark.parametrize("seed,motion", [(25026, "right_to_left"), (25031, "left_to_right"),
-                                         (25000, "stationary")])
-def test_moving_source_the_cone_calls_stationary_gets_its_motion_from_the_frames(seed, motion):
-    """Rooms (RT60 0.53 / 0.34 s) where a source moving 42 / 104 deg gave a stationary
-    histogram peak mid-path and its cone called it stationary; the per-frame DOA test
-    labels it; a stationary source (seed 25000) stays stationary."""
+def _one_source_room(seed):
+    """The source of a one-source ISM room and the most salient event (longest times most
+    confident) the analysis finds there with the given params."""
     from foakit.synth import random_scene, render_scene
 
     scene = random_scene(seed, n_sources=1, rt60_s=(0.3, 0.8), snr_db=(15.0, 30.0),
                          distance_m=(0.8, 4.5), allow_motion=True)
-    src = scene.sources[0]
-    assert src.motion == motion
     x = render_scene(scene, engine="ism")
 
     def salient(params=None):
         res = analyze_samples(x, scene.sample_rate, params=params)
         return max(res.events, key=lambda e: (e.offset_s - e.onset_s) * e.confidence)
 
-    ev = salient()
+    return scene.sources[0], salient
+
+
+@pytest.mark.parametrize("seed,motion", [(25026, "right_to_left"), (25031, "left_to_right"),
+                                         (25000, "stationary")])
+def test_moving_source_the_cone_calls_stationary_gets_its_motion_from_the_frames(seed, motion):
+    """Rooms (RT60 0.53 / 0.34 s) where a source moving 42 / 104 deg gave a stationary
+    histogram peak mid-path and its cone called it stationary; the per-frame DOA test alone
+    (the onset-bin test, which comes first, off) labels it; a stationary source (seed
+    25000) stays stationary."""
+    src, salient = _one_source_room(seed)
+    assert src.motion == motion
+    assert salient().motion == src.motion
+    ev = salient(AnalysisParams(motion_onset_min_deg=0.0))
     assert ev.motion == src.motion
     if src.motion == "stationary":
         return
-    assert salient(AnalysisParams(motion_frame_min_deg=0.0)).motion == "stationary"
+    assert salient(AnalysisParams(motion_frame_min_deg=0.0,
+                                  motion_onset_min_deg=0.0)).motion == "stationary"
     true_change = azimuth_difference(src.azimuth_end_deg, src.azimuth_deg)
     got_change = azimuth_difference(ev.azimuth_end_deg, ev.azimuth_start_deg)
     assert np.sign(got_change) == np.sign(true_change) and abs(got_change) >= 25
+
+
+@pytest.mark.parametrize("seed,motion", [(25008, "left_to_right"), (25047, "right_to_left")])
+def test_moving_source_the_frames_miss_gets_its_motion_from_its_onset_bins(seed, motion):
+    """Rooms (RT60 0.42 / 0.67 s) where a source moving 68 / 106 deg (a chirp, a harmonic
+    tone) gave a stationary peak mid-path and neither the in-cone fit nor the per-frame DOA
+    test found its motion: the onset bins inside its cone do."""
+    src, salient = _one_source_room(seed)
+    assert src.motion == motion
+    for params in (None, AnalysisParams(motion_frame_min_deg=0.0)):
+        ev = salient(params)
+        assert ev.motion == motion
+        got_change = azimuth_difference(ev.azimuth_end_deg, ev.azimuth_start_deg)
+        assert np.sign(got_change) == np.sign(src.azimuth_change_deg)
+        assert abs(got_change) >= 30
+    assert salient(AnalysisParams(motion_onset_min_deg=0.0)).motion == "stationary"
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_events_read_the_cone_they_came_from_after_axes_are_dropped(seed, monkeypatch):
+    """Rooms of 3 / 4 sources where moving_or_stationary and echo_axes drop axes before the
+    events are made: each clip-peak event's cone index points at its own axis among those
+    left, in the cones the motion tests read."""
+    import foakit.analysis as A
+    from foakit.conventions import vector_to_direction
+    from foakit.events import _unit_vector
+    from foakit.synth import random_scene, render_scene
+
+    seen: dict = {"dropped": 0}
+    orig = {k: getattr(A, k) for k in ("moving_or_stationary", "echo_axes",
+                                        "events_from_cones", "label_frame_motion")}
+
+    def dropping(name):
+        def wrap(*args, **kw):
+            keep = orig[name](*args, **kw)
+            seen["dropped"] += int((~keep).sum())
+            return keep
+        return wrap
+
+    def efc(cones, axes, *args, **kw):
+        seen["cones"], seen["axes"] = cones, axes
+        return orig["events_from_cones"](cones, axes, *args, **kw)
+
+    def lfm(events, frame_doa, **kw):
+        seen["events"], seen["read"] = list(events), kw["cones"]
+        return orig["label_frame_motion"](events, frame_doa, **kw)
+
+    for name in ("moving_or_stationary", "echo_axes"):
+        monkeypatch.setattr(A, name, dropping(name))
+    monkeypatch.setattr(A, "events_from_cones", efc)
+    monkeypatch.setattr(A, "label_frame_motion", lfm)
+    scene = random_scene(seed, n_sources=3 + seed % 2, rt60_s=(0.2, 0.9), snr_db=(10.0, 30.0),
+                         distance_m=(0.8, 4.5), allow_motion=True)
+    A.analyze_samples(render_scene(scene, engine="ism"), scene.sample_rate)
+    assert seen["dropped"] >= 2 and seen["read"] is seen["cones"]
+    peaks = [ev for ev in seen["events"] if ev.peak_axis is not None]
+    assert peaks
+    for ev in peaks:
+        axis = seen["axes"][ev.cone][0]
+        assert np.allclose(ev.peak_axis, _unit_vector(*map(float, vector_to_direction(axis))))
 
 
 def test_new_parameters_are_validated():
@@ -208,7 +277,8 @@ def test_new_parameters_are_validated():
                {"motion_frame_cone_deg": 0}, {"motion_frame_min_deg": -1},
                {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0},
                {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5},
-               {"rise_onset_ratio": -1.0}, {"onset_frames": 0}):
+               {"rise_onset_ratio": -1.0}, {"onset_frames": 0}, {"motion_onset_min_deg": -1.0},
+               {"motion_onset_block_s": 0.0}, {"motion_onset_min_bins": 0}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
 

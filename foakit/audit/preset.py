@@ -10,11 +10,11 @@ __all__ = ["AUDIT_PARAMS"]
 #: doa_map`) run with unless given others: the settings the audits' thresholds (prominence,
 #: presence, event support, onset checks) are calibrated on.  They differ from the analysis
 #: defaults, which are tuned for events rather than for checking labels (docs/method.md,
-#: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the frame-DOA motion test,
-#: which no audit check reads, is off, as are the soft-attack ramp and the rising-bin starts
-#: of the events (the onset checks are calibrated on starts at the onset frame) and the
-#: dropping of faint events from the clip's first frames (the checks are calibrated with
-#: them).
+#: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the onset-bin and
+#: frame-DOA motion tests, which no audit check reads, are off, as are the soft-attack ramp
+#: and the rising-bin starts of the events (the onset checks are calibrated on starts at
+#: the onset frame) and the dropping of faint events from the clip's first frames (the
+#: checks are calibrated with them).
 AUDIT_PARAMS = AnalysisParams(
     smooth_frames=5,
     psi_max=0.5,
@@ -32,6 +32,7 @@ AUDIT_PARAMS = AnalysisParams(
     min_source_confidence=0.1,
     event_merge_gap_s=1.0,
     motion_frame_min_deg=0.0,
+    motion_onset_min_deg=0.0,
     onset_ramp_s=0.0,
     rise_onset_ratio=0.0,
     start_min_confidence=0.0,
