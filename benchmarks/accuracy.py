@@ -399,6 +399,9 @@ def _set_line(name: str, s: dict) -> str:
     mv, det, right = _moving(s["matches"])
     if mv:
         line += f"; moving detected {det}/{mv}, label right {right}/{det}"
+    _, still, still_right = _moving(s["matches"], moving=False)
+    if still:  # what the motion tests cost: stationary sources labelled moving
+        line += f"; stationary called moving {still - still_right}/{still}"
     if s.get("fan_clips"):
         line += f"; fan as background {s['fan_found']}/{s['fan_clips']}"
     if "no_fan_clips" in s:

@@ -24,11 +24,12 @@ comes within ``cone_deg`` of its direction while it plays):
 ``--motion`` asks instead where the motion label of each *detected* moving source is lost
 (its path *spanned* by a track or axis that comes within ``cone_deg`` of its start and of
 its end azimuth while it plays, 0.5 s either side): right (from a moving axis, or from the
-per-frame DOA test), the wrong way, or called stationary with ``no window-peak track spans
-its path`` (``link_tracks``), ``a track spans its path, not a steady move``
-(``moving_tracks``), ``its moving axis lost to a constant axis`` (``moving_or_stationary``),
-``its moving axis dropped by echo_axes``, or ``its moving axis kept, the event from another
-axis``; and which test called detected stationary sources moving.
+onset-bin or the per-frame DOA test of an event its cone called stationary), the wrong way,
+or called stationary with ``no window-peak track spans its path`` (``link_tracks``), ``a
+track spans its path, not a steady move`` (``moving_tracks``), ``its moving axis lost to a
+constant axis`` (``moving_or_stationary``), ``its moving axis dropped by echo_axes``, or
+``its moving axis kept, the event from another axis``; and which test called detected
+stationary sources moving.
 
     python benchmarks/miss_stages.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                      [--rate 16000] [--duration 10] [--sources 1 3]
@@ -86,9 +87,16 @@ def recording(trace: dict):
 
     def label_frame_motion(events, frame_doa, **kw):
         before = [e.motion for e in events]
+        # the onset-bin test alone on copies: the events it labels (it runs first)
+        probe = [dataclasses.replace(e) for e in events]
+        alone = dataclasses.replace(kw["params"], motion_frame_min_deg=0.0)
+        orig["label_frame_motion"](probe, frame_doa, **{**kw, "params": alone})
         orig["label_frame_motion"](events, frame_doa, **kw)
+        trace["onset_moved"] = {_key(e.onset_s, e.offset_s)
+                                for e, m in zip(probe, before, strict=True) if e.motion != m}
         trace["frame_moved"] = {_key(e.onset_s, e.offset_s)
-                                for e, m in zip(events, before, strict=True) if e.motion != m}
+                                for e, m in zip(events, before, strict=True)
+                                if e.motion != m} - trace["onset_moved"]
 
     def clip_axes(peaks, ch, cv, n_frames, wf, params, sh=None, sv=None, clip_psi=1.0):
         axes = orig["clip_axes"](peaks, ch, cv, n_frames, wf, params, sh, sv, clip_psi)
@@ -300,7 +308,10 @@ def motion_stage(truth: dict, estimate: dict, trace: dict, frame_rate: float) ->
     from foakit.conventions import vector_to_direction
 
     if estimate["motion"] == truth["motion"]:
-        if _key(estimate["onset_s"], estimate["offset_s"]) in trace.get("frame_moved", ()):
+        key = _key(estimate["onset_s"], estimate["offset_s"])
+        if key in trace.get("onset_moved", ()):
+            return "right, from the onset-bin test"
+        if key in trace.get("frame_moved", ()):
             return "right, from the per-frame DOA test"
         return "right, from a moving axis"
     if estimate["motion"] != "stationary":
@@ -324,7 +335,10 @@ def motion_stage(truth: dict, estimate: dict, trace: dict, frame_rate: float) ->
 
 def moved_by(estimate: dict, trace: dict) -> str:
     """Which test called a (stationary) source's event moving."""
-    if _key(estimate["onset_s"], estimate["offset_s"]) in trace.get("frame_moved", ()):
+    key = _key(estimate["onset_s"], estimate["offset_s"])
+    if key in trace.get("onset_moved", ()):
+        return "stationary called moving by the onset-bin test"
+    if key in trace.get("frame_moved", ()):
         return "stationary called moving by the per-frame DOA test"
     return "stationary called moving by a moving axis"
 

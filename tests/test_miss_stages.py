@@ -51,11 +51,11 @@ def _sweep_track(az0: float, az1: float) -> Track:
     return Track(windows, [_vec(a).astype(np.float64) for a in azs], [1.0] * len(windows))
 
 
-def _trace(*, tracks=(), axes=(), keep=None, kept=None, frame_moved=()):
+def _trace(*, tracks=(), axes=(), keep=None, kept=None, frame_moved=(), onset_moved=()):
     axes = np.stack(axes) if len(axes) else np.zeros((0, N, 3), np.float32)
     t = {"params": AnalysisParams(), "window_frames": WF, "tracks": list(tracks),
          "axes": axes, "kept": axes if kept is None else kept,
-         "frame_moved": set(frame_moved)}
+         "frame_moved": set(frame_moved), "onset_moved": set(onset_moved)}
     if keep is not None:
         t["motion_keep"] = np.asarray(keep, dtype=bool)
     return t
@@ -90,6 +90,9 @@ def test_a_right_label_names_its_test_and_a_reversed_one_is_the_wrong_way(ms):
     assert ms.motion_stage(TRUTH, est, by_frames, FR) == "right, from the per-frame DOA test"
     assert ms.moved_by(est, by_frames) == "stationary called moving by the per-frame DOA test"
     assert ms.moved_by(est, _trace()) == "stationary called moving by a moving axis"
+    by_onsets = _trace(onset_moved=[ms._key(2.00004, 7.0)])
+    assert ms.motion_stage(TRUTH, est, by_onsets, FR) == "right, from the onset-bin test"
+    assert ms.moved_by(est, by_onsets) == "stationary called moving by the onset-bin test"
     assert (ms.motion_stage(TRUTH, dict(est, motion="left_to_right"), _trace(), FR)
             == "the wrong way")
 
