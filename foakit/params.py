@@ -198,6 +198,12 @@ class AnalysisParams:
     motion_onset_min_deg: float = 35.0
     motion_onset_block_s: float = 0.4
     motion_onset_min_bins: int = 3
+    # where that line has its three blocks but falls short, the per-frame DOA's motion stands
+    # only when the line changes the same way by at least motion_onset_agree times its own
+    # threshold, and then a change of motion_frame_agreed_deg is enough (at most
+    # motion_frame_min_deg; foakit.sources.label_frame_motion)
+    motion_onset_agree: float = 0.4
+    motion_frame_agreed_deg: float = 15.0
     # distance proxy r = rc * sqrt(psi / (1 - psi)), clipped; rc fitted on foakit.synth rooms
     # by benchmarks/distance_calibration.py (see events.py)
     distance_rc_m: float = 1.2
@@ -243,6 +249,8 @@ class AnalysisParams:
             ("motion_onset_min_deg", self.motion_onset_min_deg >= 0.0),
             ("motion_onset_block_s", self.motion_onset_block_s > 0.0),
             ("motion_onset_min_bins", self.motion_onset_min_bins >= 1),
+            ("motion_onset_agree", 0.0 <= self.motion_onset_agree <= 1.0),
+            ("motion_frame_agreed_deg", self.motion_frame_agreed_deg > 0.0),
         ]
         for name, ok in checks:
             if not ok:

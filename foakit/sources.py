@@ -19,8 +19,8 @@ import numpy as np
 from .events import Event, _close, _unit_vector
 from .params import AnalysisParams
 
-__all__ = ["assign_sources", "frame_motion", "label_frame_motion", "onset_motion",
-           "weak_sources_dropped"]
+__all__ = ["assign_sources", "frame_motion", "label_frame_motion", "onset_line",
+           "onset_motion", "weak_sources_dropped"]
 
 
 def assign_sources(events: list[Event], params: AnalysisParams) -> int:
@@ -120,6 +120,13 @@ def label_frame_motion(events: list[Event], frame_doa: np.ndarray, *, frame_rate
     ``cone`` index; ``motion_onset_min_deg`` = 0: none), else the motion :func:`frame_motion`
     finds on the per-frame DOA (``motion_frame_min_deg`` = 0: none); in place.
 
+    Where the onset bins give a line (:func:`onset_line`) that falls short of motion, they
+    still vote on the per-frame DOA's motion: it stands only when the line changes the same
+    way by at least ``motion_onset_agree`` times its threshold, and then a change of
+    ``motion_frame_agreed_deg`` is enough.  The per-frame DOA follows the loudest sound of
+    each frame, so near a stationary source it drifts with other sources and reflections;
+    the source's own onset bins do not.
+
     Run once the sources are counted: the counting merges stationary events of one
     direction, and these tests, made for the labels, are not meant to change which events
     are one source.
@@ -128,21 +135,30 @@ def label_frame_motion(events: list[Event], frame_doa: np.ndarray, *, frame_rate
               and cones.shape[2] > 8)
     if params.motion_frame_min_deg <= 0 and not onsets:
         return
+    agreed_deg = min(params.motion_frame_agreed_deg, params.motion_frame_min_deg)
     for ev in events:
         if ev.motion != "stationary" or ev.azimuth_deg is None:
             continue
         a = int(round(ev.onset_s * frame_rate))
         b = int(round(ev.offset_s * frame_rate))
-        fit = None
+        fit = line = None
         # a clip peak's cone only: a moving track's cone already follows its source
         if onsets and ev.cone is not None and ev.peak_axis is not None:
-            fit = onset_motion(cones[ev.cone, a:b, 5:8], cones[ev.cone, a:b, 8],
-                               frame_rate=frame_rate, params=params)
+            line = onset_line(cones[ev.cone, a:b, 5:8], cones[ev.cone, a:b, 8],
+                              frame_rate=frame_rate, params=params)
+            if line is not None and abs(line[1]) >= line[2]:
+                fit = line[:2]
         if fit is None and params.motion_frame_min_deg > 0:
             # around the clip peak the test was calibrated on, not the onset bins' direction
             axis = (ev.peak_axis if ev.peak_axis is not None
                     else np.array(_unit_vector(ev.azimuth_deg, ev.elevation_deg)))
-            fit = frame_motion(frame_doa[a:b], axis, frame_rate=frame_rate, params=params)
+            fit = frame_motion(frame_doa[a:b], axis, frame_rate=frame_rate, params=params,
+                               min_deg=params.motion_frame_min_deg if line is None
+                               else agreed_deg)
+            if fit is not None and line is not None and not (
+                    line[1] * fit[1] > 0
+                    and abs(line[1]) >= params.motion_onset_agree * line[2]):
+                fit = None
         if fit is not None:
             a_start, change = fit
             ev.motion = "left_to_right" if change < 0 else "right_to_left"
@@ -150,9 +166,10 @@ def label_frame_motion(events: list[Event], frame_doa: np.ndarray, *, frame_rate
             ev.azimuth_end_deg = float((a_start + change + 180.0) % 360.0 - 180.0)
 
 
-def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
-                 params: AnalysisParams) -> tuple[float, float] | None:
-    """Steady azimuth motion of an event on its cone's own onset bins, or None.
+def onset_line(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
+               params: AnalysisParams) -> tuple[float, float, float] | None:
+    """The straight line of an event's azimuth on its cone's own onset bins, and the change
+    over the event that makes it motion (:func:`onset_motion`).
 
     A clip peak's cone is fixed at the middle of a moving source's path, and the cone's
     energy there is mostly reverberation about its axis, so the in-cone fit sees little of
@@ -179,7 +196,8 @@ def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: floa
 
     Returns
     -------
-    (azimuth at the event's first frame, azimuth change over the event), degrees; or None.
+    (azimuth at the event's first frame, azimuth change over the event, the change that is
+    motion), degrees; None with fewer than three blocks or a line that is not finite.
     """
     n = len(onset_n)
     block = max(1, int(round(params.motion_onset_block_s * frame_rate)))
@@ -198,15 +216,38 @@ def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: floa
         return None
     slope, icpt, _ = line
     change = slope * n / frame_rate
+    if not (math.isfinite(icpt) and math.isfinite(change)):
+        return None
     # each block's azimuth scatters about the path: with k blocks the line's change is
     # known sqrt(k / 3) times better than with three
     k = min(int(ok.sum()), _MOST_BLOCKS)
-    if abs(change) < params.motion_onset_min_deg * math.sqrt(3.0 / k):
+    return icpt, change, params.motion_onset_min_deg * math.sqrt(3.0 / k)
+
+
+def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
+                 params: AnalysisParams) -> tuple[float, float] | None:
+    """Steady azimuth motion of an event on its cone's own onset bins (:func:`onset_line`
+    changing by at least its threshold), or None.
+
+    Parameters
+    ----------
+    onset_vec : ndarray [shape=(n, 3)]
+        The event's frames: the onset bins' unit-vector sum in its cone
+        (:func:`foakit.kernels.cone.cone_energy` channels 5-7).
+    onset_n : ndarray [shape=(n,)]
+        Their number per frame (channel 8).
+
+    Returns
+    -------
+    (azimuth at the event's first frame, azimuth change over the event), degrees; or None.
+    """
+    line = onset_line(onset_vec, onset_n, frame_rate=frame_rate, params=params)
+    if line is None or abs(line[1]) < line[2]:
         return None
-    return icpt, change
+    return line[0], line[1]
 
 
-#: Blocks of :func:`onset_motion` counted at most when its threshold falls with their
+#: Blocks of :func:`onset_line` counted at most when its threshold falls with their
 #: number: a 10 s event's (0.4 s blocks), the longest the scaling was chosen on
 _MOST_BLOCKS = 25
 
@@ -229,7 +270,8 @@ def _line_fit(t: np.ndarray, a: np.ndarray, w: np.ndarray) -> tuple[float, float
 
 
 def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
-                 params: AnalysisParams) -> tuple[float, float] | None:
+                 params: AnalysisParams, min_deg: float | None = None
+                 ) -> tuple[float, float] | None:
     """Steady azimuth motion of an event on the clip's per-frame DOA, or None.
 
     A source moving through a room often gives a stationary histogram peak (the middle of
@@ -239,8 +281,9 @@ def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
     frames at least), each block's weighted mean azimuth is taken, and a straight line is
     fitted to those (three blocks at least, weighted by the square root of their DOA
     weight).  It is motion when the line changes by at least ``motion_frame_min_deg`` over
-    the event and fits the blocks within ``motion_frame_resid_deg`` (weighted RMS): a
-    stationary source's blocks scatter about its direction without a trend.
+    the event (``min_deg``, when given, instead) and fits the blocks within
+    ``motion_frame_resid_deg`` (weighted RMS): a stationary source's blocks scatter about its
+    direction without a trend.
 
     The thresholds' measured effect is in docs/method.md ("Motion").
 
@@ -281,6 +324,7 @@ def frame_motion(frame_doa: np.ndarray, axis: np.ndarray, *, frame_rate: float,
         return None
     slope, icpt, rms = line
     change = slope * n / frame_rate
-    if abs(change) < params.motion_frame_min_deg or rms > params.motion_frame_resid_deg:
+    least = params.motion_frame_min_deg if min_deg is None else min_deg
+    if abs(change) < least or rms > params.motion_frame_resid_deg:
         return None
     return float(icpt), change

@@ -4,6 +4,7 @@ import dataclasses
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from foakit.events import (
     moving_tracks,
 )
 from foakit.params import AnalysisParams
-from foakit.sources import frame_motion, label_frame_motion, onset_motion
+from foakit.sources import frame_motion, label_frame_motion, onset_line, onset_motion
 
 
 @given(st.integers(1, 6), st.integers(1, 60), st.integers(0, 30))
@@ -288,6 +289,42 @@ def test_onset_motion_needs_blocks_with_enough_onset_bins_and_a_large_change():
                         params=p) is None
 
 
+@given(st.floats(-180, 180), st.floats(0, 60), st.sampled_from([-1, 1]), st.floats(0, 8),
+       st.integers(30, 600), st.integers(0, 50))
+@settings(max_examples=40)
+def test_onset_motion_is_the_onset_line_past_its_threshold(az0, span, sign, jitter, n, seed):
+    rng = np.random.default_rng(seed)
+    az = az0 + sign * np.linspace(0, span, n) + rng.uniform(-jitter, jitter, n)
+    az[rng.random(n) < 0.5] = np.nan
+    vec, cnt = _onset_bins((az + 180) % 360 - 180)
+    p = AnalysisParams()
+    line = onset_line(vec, cnt, frame_rate=50.0, params=p)
+    fit = onset_motion(vec, cnt, frame_rate=50.0, params=p)
+    if line is None or abs(line[1]) < line[2]:
+        assert fit is None
+    else:
+        assert fit == line[:2]
+    # 0.4 s blocks (20 frames) with an onset bin (4 each); the threshold 35 deg x
+    # sqrt(3 / k) for k such blocks, counted up to 25
+    nb = n // 20
+    k = int(np.isfinite(az[: nb * 20]).reshape(nb, 20).any(axis=1).sum())
+    assert (line is None) == (k < 3)
+    if line is not None:
+        assert line[2] == pytest.approx(35.0 * math.sqrt(3.0 / min(k, 25)))
+
+
+def test_frame_motion_takes_a_threshold_of_its_own():
+    axis = direction_to_vector(0.0, 0.0)
+    doa = _frame_doa(np.linspace(-10, 10, 150))
+    p = AnalysisParams()
+    assert frame_motion(doa, axis, frame_rate=50.0, params=p) is None
+    fit = frame_motion(doa, axis, frame_rate=50.0, params=p, min_deg=15.0)
+    assert fit is not None and abs(fit[1] - 20) < 1
+    assert frame_motion(doa, axis, frame_rate=50.0, params=p, min_deg=21.0) is None
+    tiny = _frame_doa(np.linspace(-2, 2, 150))
+    assert frame_motion(tiny, axis, frame_rate=50.0, params=p, min_deg=0.0) is not None
+
+
 def test_onset_motion_skips_blocks_with_non_finite_bins():
     vec, cnt = _onset_bins(np.linspace(-30, 30, 200))
     vec[5] = np.nan
@@ -332,13 +369,57 @@ def test_label_frame_motion_reads_the_onset_bins_of_the_event_cone():
         ev = event(peak_axis=axis, cone=1)
         label_frame_motion([ev], doa, frame_rate=50.0, params=params, cones=c)
         assert ev.motion == "stationary"
-    # the onset bins come first; the frames are read when they find nothing
+    # the onset bins come first; the frames are read when the bins give no line (cone 2)
+    # or one that changes the frames' way (below); a line that stays put (cone 0) votes the
+    # frames' motion down
     frames = _frame_doa(np.linspace(-40, 40, n))
-    for k, want in ((1, "left_to_right"), (0, "right_to_left")):
+    cones = _cones_with_onsets(np.full(n, 90.0), np.linspace(20, -20, n), np.full(n, np.nan))
+    for k, want in ((1, "left_to_right"), (2, "right_to_left"), (0, "stationary")):
         ev = event(peak_axis=axis, cone=k)
         label_frame_motion([ev], frames, frame_rate=50.0,
                            params=AnalysisParams(motion_frame_cone_deg=50.0), cones=cones)
-        assert ev.motion == want
+        assert ev.motion == want, k
+
+
+def test_label_frame_motion_frames_need_the_onset_line_to_agree():
+    """A cone whose onset bins give a line (10 blocks: motion at 19.2 deg) that falls short
+    votes on the frames' motion: it stands only when the line changes the same way by at
+    least 0.4 x 19.2 = 7.7 deg, and then 15 deg of frame change is enough, not 25."""
+    n = 200
+    axis = direction_to_vector(0.0, 0.0)
+    lines = {"none": np.full(n, np.nan), "still": np.zeros(n),
+             "agrees": np.linspace(5, -5, n), "opposes": np.linspace(-5, 5, n),
+             "too small": np.linspace(2, -2, n)}
+    cones = _cones_with_onsets(*lines.values())
+
+    def label(frame_az, params=None):
+        params = params or AnalysisParams()
+        out = {}
+        for k, name in enumerate(lines):
+            ev = Event(0.0, 4.0, 0.0, 0.0, motion="stationary", peak_axis=axis, cone=k)
+            label_frame_motion([ev], _frame_doa(frame_az), frame_rate=50.0, params=params,
+                               cones=cones)
+            out[name] = ev.motion
+        return out
+
+    # frames moving 28 deg left to right: the bins without a line or agreeing let it stand
+    big = label(np.linspace(14, -14, n))
+    assert big == {"none": "left_to_right", "still": "stationary", "agrees": "left_to_right",
+                   "opposes": "stationary", "too small": "stationary"}
+    # 20 deg: under motion_frame_min_deg, over motion_frame_agreed_deg
+    small = label(np.linspace(10, -10, n))
+    assert small == {"none": "stationary", "still": "stationary", "agrees": "left_to_right",
+                     "opposes": "stationary", "too small": "stationary"}
+    # motion_frame_agreed_deg counts up to motion_frame_min_deg only: 28 deg as before
+    assert label(np.linspace(14, -14, n), AnalysisParams(motion_frame_agreed_deg=30.0)) == big
+    # motion_onset_agree = 0: the line's sense alone
+    loose = label(np.linspace(14, -14, n), AnalysisParams(motion_onset_agree=0.0))
+    assert loose["too small"] == "left_to_right" and loose["opposes"] == "stationary"
+    # the onset bins off: the frames alone, at motion_frame_min_deg
+    off = label(np.linspace(14, -14, n), AnalysisParams(motion_onset_min_deg=0.0))
+    assert off == {k: "left_to_right" for k in lines}
+    assert label(np.linspace(10, -10, n), AnalysisParams(motion_onset_min_deg=0.0)) == {
+        k: "stationary" for k in lines}
 
 
 def test_events_from_cones_record_their_cone():

@@ -226,6 +226,17 @@ def test_moving_source_the_frames_miss_gets_its_motion_from_its_onset_bins(seed,
     assert salient(AnalysisParams(motion_onset_min_deg=0.0)).motion == "stationary"
 
 
+@pytest.mark.parametrize("seed", [25055, 25083])
+def test_stationary_source_the_frames_call_moving_keeps_still_by_its_onset_bins(seed):
+    """Rooms where a stationary source (a two-tone alarm, a harmonic tone) drifts on the
+    per-frame DOA enough for the frame test alone to call it moving: its cone's onset bins
+    give a line that does not change its way, and the label stays stationary."""
+    src, salient = _one_source_room(seed)
+    assert src.motion == "stationary"
+    assert salient().motion == "stationary"
+    assert salient(AnalysisParams(motion_onset_min_deg=0.0)).motion != "stationary"
+
+
 @pytest.mark.parametrize("seed", [10, 11])
 def test_events_read_the_cone_they_came_from_after_axes_are_dropped(seed, monkeypatch):
     """Rooms of 3 / 4 sources where moving_or_stationary and echo_axes drop axes before the
@@ -278,7 +289,9 @@ def test_new_parameters_are_validated():
                {"motion_frame_resid_deg": 0}, {"onset_ramp_s": -0.1}, {"onset_ramp_db": 0},
                {"start_min_confidence": -0.1}, {"start_min_confidence": 1.5},
                {"rise_onset_ratio": -1.0}, {"onset_frames": 0}, {"motion_onset_min_deg": -1.0},
-               {"motion_onset_block_s": 0.0}, {"motion_onset_min_bins": 0}):
+               {"motion_onset_block_s": 0.0}, {"motion_onset_min_bins": 0},
+               {"motion_onset_agree": -0.1}, {"motion_onset_agree": 1.5},
+               {"motion_frame_agreed_deg": 0.0}):
         with pytest.raises(ParameterError, match=next(iter(kw))):
             AnalysisParams(**kw)
 
