@@ -226,21 +226,9 @@ def onset_line(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
 
 def onset_motion(onset_vec: np.ndarray, onset_n: np.ndarray, *, frame_rate: float,
                  params: AnalysisParams) -> tuple[float, float] | None:
-    """Steady azimuth motion of an event on its cone's own onset bins (:func:`onset_line`
-    changing by at least its threshold), or None.
-
-    Parameters
-    ----------
-    onset_vec : ndarray [shape=(n, 3)]
-        The event's frames: the onset bins' unit-vector sum in its cone
-        (:func:`foakit.kernels.cone.cone_energy` channels 5-7).
-    onset_n : ndarray [shape=(n,)]
-        Their number per frame (channel 8).
-
-    Returns
-    -------
-    (azimuth at the event's first frame, azimuth change over the event), degrees; or None.
-    """
+    """Steady azimuth motion of an event on its cone's own onset bins: (azimuth at the
+    event's first frame, azimuth change over the event) in degrees, when the line of
+    :func:`onset_line` (same parameters) changes by at least its threshold; else None."""
     line = onset_line(onset_vec, onset_n, frame_rate=frame_rate, params=params)
     if line is None or abs(line[1]) < line[2]:
         return None
