@@ -90,7 +90,8 @@ class Event:
     # per-frame motion test (foakit.sources.label_frame_motion) looks around it; not output
     peak_axis: np.ndarray | None = field(default=None, repr=False, compare=False,
                                          metadata={"output": False})
-    # the index of the cone it came from (foakit.sources.onset_motion reads it); not output
+    # the index of the cone it came from (foakit.sources.label_frame_motion reads its onset
+    # bins); not output
     cone: int | None = field(default=None, repr=False, compare=False, metadata={"output": False})
 
     def to_dict(self) -> dict:
