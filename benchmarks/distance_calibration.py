@@ -16,6 +16,14 @@ measurement families of benchmarks/sobench_dsp_vs_prior.py use seeds 200 and up,
 benchmarks/sobench_heldout_bar.py seeds 500 and up.
 
     python benchmarks/distance_calibration.py --dsp [--clips 60]
+
+``--motion-gate`` chooses the dsp baseline's motion gate
+(:data:`foakit.bench.sobench.calibration.MOTION_GATE`) on the same tuning corpora, asked
+``classify_motion``: it prints the share of right answers for a grid of the gate's least
+azimuth change and least event confidence, and the smallest change among the events the
+analysis calls moving.
+
+    python benchmarks/distance_calibration.py --motion-gate [--clips 60]
 """
 
 from __future__ import annotations
@@ -81,6 +89,61 @@ def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[
     return conf, truth, no_cue
 
 
+def collect_motion(n_clips: int, tmp: str) -> list[tuple[dict | None, str | None]]:
+    """The event the dsp baseline answers each ``classify_motion`` item from (None where it
+    abstains) and the item's motion label, on the tuning corpora."""
+    from pathlib import Path
+
+    from foakit.bench.sobench.baselines import run_baseline
+    from foakit.bench.sobench.format import load_qa
+    from foakit.bench.sobench.scoring import motion_label
+    from foakit.bench.sobench.synth import write_sobench_corpus
+
+    rows = []
+    for seed, engine, sr, dur, rt60 in TUNING:
+        root = Path(tmp) / f"{seed}_{engine}"
+        write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=dur,
+                             rt60_s=rt60, n_sources=(1, 3), allow_motion=True, engine=engine,
+                             tasks=["classify_motion"])
+        items = {it.qa_id: it for it in load_qa(root, "test").items}
+        run = run_baseline(root, "dsp", analysis_dir=root / "analysis", workers=1)
+        for row in run.predictions:
+            item = items[row["qa_id"]]
+            rows.append(((row.get("foakit") or {}).get("event"),
+                         motion_label(item.canonical_answer or item.answer)))
+    return rows
+
+
+def main_motion_gate(n_clips: int) -> int:
+    import tempfile
+
+    from foakit.bench.sobench.calibration import MOTION_GATE, MotionGate, gated_motion
+    from foakit.bench.sobench.scoring import motion_label
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [(ev, gold) for ev, gold in collect_motion(n_clips, tmp) if gold is not None]
+    answer = {"stationary": "stationary", "left_to_right": "moving right",
+              "right_to_left": "moving left"}
+
+    def right(gate: MotionGate) -> float:
+        return float(np.mean([ev is not None
+                              and motion_label(answer[gated_motion(ev, gate)[0]]) == gold
+                              for ev, gold in rows]))
+
+    moving = [gated_motion(ev, MotionGate(0.0, 0.0))[1]["change_deg"]
+              for ev, _ in rows if ev is not None and ev.get("motion") != "stationary"]
+    print(f"{len(rows)} classify_motion items; {len(moving)} answered from events the "
+          f"analysis calls moving (smallest change {min(moving, default=float('nan')):.1f} "
+          "deg)")
+    confs = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.08)
+    print("least change \\ least confidence " + " ".join(f"{c:>6g}" for c in confs))
+    for deg in (0.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0):
+        print(f"{deg:>32g} " + " ".join(f"{right(MotionGate(deg, c)):6.1%}" for c in confs))
+    print(f"in use ({MOTION_GATE.min_change_deg:g} deg, {MOTION_GATE.min_confidence:g}): "
+          f"{right(MOTION_GATE):.1%}; no gate: {right(MotionGate(0.0, 0.0)):.1%}")
+    return 0
+
+
 def main_dsp(n_clips: int) -> int:
     import tempfile
 
@@ -111,9 +174,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dsp", action="store_true",
                     help="fit the SO-Bench dsp blind distance answer on the tuning corpora")
+    ap.add_argument("--motion-gate", action="store_true",
+                    help="the SO-Bench dsp motion gate's right answers on the tuning corpora")
     args = ap.parse_args()
     if args.dsp:
         return main_dsp(args.clips or 60)
+    if args.motion_gate:
+        return main_motion_gate(args.clips or 60)
     args.clips = args.clips or 80
     psi, dist = collect(args.clips, args.seed)
     g = np.sqrt(np.clip(psi, 1e-6, 1 - 1e-6) / np.clip(1 - psi, 1e-6, None))

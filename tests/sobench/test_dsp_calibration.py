@@ -105,9 +105,11 @@ def _event(**kw):
 
 def test_the_motion_gate_on_hand_made_events():
     assert gated_motion(_event())[0] == "right_to_left"  # 40 deg, confidence 0.2
-    label, info = gated_motion(_event(confidence=0.02))
+    label, info = gated_motion(_event(confidence=0.01))
     assert label == "stationary" and not info["strong"] and "weak evidence" in info["text"]
-    assert gated_motion(_event(azimuth_end_deg=15.0))[0] == "stationary"  # 25 deg < 30
+    assert gated_motion(_event(confidence=0.02))[0] == "right_to_left"  # at the floor
+    assert gated_motion(_event(azimuth_end_deg=4.0))[0] == "stationary"  # 14 deg < 15
+    assert gated_motion(_event(azimuth_end_deg=5.0))[0] == "right_to_left"  # 15 deg
     # the change is measured across the +-180 deg seam
     assert gated_motion(_event(azimuth_start_deg=170.0, azimuth_end_deg=-150.0))[1][
         "change_deg"] == 40.0
