@@ -61,23 +61,30 @@ TUNING = [(seed, engine, 16000 if seed % 2 == 0 else 24000, 20.0 if seed % 2 == 
           for engine in ("ism", "pyroomacoustics")] + [(104, "ism", 16000, 20.0, None)]
 
 
-def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[float]]:
-    """Cue and truth of the events the dsp baseline answers estimate_distance from."""
+def tuning_answers(n_clips: int, tmp: str, task: str):
+    """Each tuning corpus written with questions of ``task`` and answered by the dsp
+    baseline: yields (its items by ``qa_id``, the dsp's prediction rows)."""
     from pathlib import Path
 
     from foakit.bench.sobench.baselines import run_baseline
     from foakit.bench.sobench.format import load_qa
     from foakit.bench.sobench.synth import write_sobench_corpus
 
-    conf, truth, no_cue = [], [], []
     for seed, engine, sr, dur, rt60 in TUNING:
         root = Path(tmp) / f"{seed}_{engine}"
         write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=dur,
                              rt60_s=rt60, n_sources=(1, 3), allow_motion=True, engine=engine,
-                             tasks=["estimate_distance"])
+                             tasks=[task])
         items = {it.qa_id: it for it in load_qa(root, "test").items}
-        run = run_baseline(root, "dsp", analysis_dir=root / "analysis", workers=1)
-        for row in run.predictions:
+        yield items, run_baseline(root, "dsp", analysis_dir=root / "analysis",
+                                  workers=1).predictions
+
+
+def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[float]]:
+    """Cue and truth of the events the dsp baseline answers estimate_distance from."""
+    conf, truth, no_cue = [], [], []
+    for items, rows in tuning_answers(n_clips, tmp, "estimate_distance"):
+        for row in rows:
             ev, d = row["foakit"]["event"], items[row["qa_id"]].answer_meta.get("distance_m")
             if ev is None or d is None:
                 continue
@@ -92,26 +99,15 @@ def collect_dsp(n_clips: int, tmp: str) -> tuple[list[float], list[float], list[
 def collect_motion(n_clips: int, tmp: str) -> list[tuple[dict | None, str | None]]:
     """The event the dsp baseline answers each ``classify_motion`` item from (None where it
     abstains) and the item's motion label, on the tuning corpora."""
-    from pathlib import Path
-
-    from foakit.bench.sobench.baselines import run_baseline
-    from foakit.bench.sobench.format import load_qa
     from foakit.bench.sobench.scoring import motion_label
-    from foakit.bench.sobench.synth import write_sobench_corpus
 
-    rows = []
-    for seed, engine, sr, dur, rt60 in TUNING:
-        root = Path(tmp) / f"{seed}_{engine}"
-        write_sobench_corpus(root, n_clips=n_clips, seed=seed, sample_rate=sr, duration_s=dur,
-                             rt60_s=rt60, n_sources=(1, 3), allow_motion=True, engine=engine,
-                             tasks=["classify_motion"])
-        items = {it.qa_id: it for it in load_qa(root, "test").items}
-        run = run_baseline(root, "dsp", analysis_dir=root / "analysis", workers=1)
-        for row in run.predictions:
+    out = []
+    for items, rows in tuning_answers(n_clips, tmp, "classify_motion"):
+        for row in rows:
             item = items[row["qa_id"]]
-            rows.append(((row.get("foakit") or {}).get("event"),
-                         motion_label(item.canonical_answer or item.answer)))
-    return rows
+            out.append(((row.get("foakit") or {}).get("event"),
+                        motion_label(item.canonical_answer or item.answer)))
+    return out
 
 
 def main_motion_gate(n_clips: int) -> int:
