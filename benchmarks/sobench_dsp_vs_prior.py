@@ -4,7 +4,8 @@ The dsp baseline's calibrated distance answer and motion gate
 (foakit/bench/sobench/calibration.py) are TUNED on ``write_sobench_corpus`` seeds 100-108
 (seeds 100-103 and 105-108: engines ism and pyroomacoustics, RT60 0.2-0.8 s, 1-3 sources,
 16 kHz / 20 s on even and 24 kHz / 10 s on odd seeds; seed 104: anechoic, ism; see
-``benchmarks/distance_calibration.py --dsp``).  This script MEASURES on disjoint seeds:
+``benchmarks/distance_calibration.py --dsp`` and ``--motion-gate``).  This script MEASURES
+on disjoint seeds:
 
 * seed 200 / 201: 16 kHz, 20 s, RT60 0.2-0.8 s, 1-3 sources, engine ism / pyroomacoustics;
 * seed 202 / 203: 24 kHz, 10 s, RT60 0.2-0.8 s, 1-3 sources, engine ism / pyroomacoustics;

@@ -27,9 +27,10 @@ Motion
     the gate withholds only what is weaker than anything they call motion on the tuning
     corpora; a stricter gate withholds more right answers than wrong ones there.
 
-The constants are fitted by ``python benchmarks/distance_calibration.py --dsp`` on the tuning
-corpora named in :data:`TUNING_CORPORA`, never on the corpus being answered; the QA labels of
-an answered corpus are never read.
+The distance constants are fitted by ``python benchmarks/distance_calibration.py --dsp`` and
+the motion gate is chosen by ``--motion-gate`` of the same script, both on the tuning corpora
+named in :data:`TUNING_CORPORA`, never on the corpus being answered; the QA labels of an
+answered corpus are never read.
 """
 
 from __future__ import annotations
