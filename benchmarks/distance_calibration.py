@@ -117,21 +117,19 @@ def main_motion_gate(n_clips: int) -> int:
     import tempfile
 
     from foakit.bench.sobench.calibration import MOTION_GATE, MotionGate, gated_motion
+    from foakit.bench.sobench.dsp import _DSP_MOTION
     from foakit.bench.sobench.scoring import motion_label
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = collect_motion(n_clips, tmp)
-    # the dsp's answer words for each analysis label (anything else it answers "moving")
-    answer = {"stationary": "stationary", "left_to_right": "moving right",
-              "right_to_left": "moving left"}
 
     def right(gate: MotionGate) -> float:
         # as the official rule scores it: an abstention or an item without a label is wrong,
         # and a generic "moving" label takes either way
         ok = []
         for ev, gold in rows:
-            pred = None if ev is None else motion_label(
-                answer.get(gated_motion(ev, gate)[0], "moving"))
+            pred = None if ev is None else motion_label(  # the dsp's words for the label
+                _DSP_MOTION.get(gated_motion(ev, gate)[0], "moving"))
             ok.append(gold is not None and pred is not None
                       and (pred == gold or (gold == "moving" and pred.startswith("mov"))))
         return float(np.mean(ok))
