@@ -118,20 +118,18 @@ def main_motion_gate(n_clips: int) -> int:
 
     from foakit.bench.sobench.calibration import MOTION_GATE, MotionGate, gated_motion
     from foakit.bench.sobench.dsp import _DSP_MOTION
-    from foakit.bench.sobench.scoring import motion_label
+    from foakit.bench.sobench.scoring import motion_label, motion_right
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = collect_motion(n_clips, tmp)
 
     def right(gate: MotionGate) -> float:
-        # as the official rule scores it: an abstention or an item without a label is wrong,
-        # and a generic "moving" label takes either way
+        # as the official rule scores it: an abstention or an item without a label is wrong
         ok = []
         for ev, gold in rows:
             pred = None if ev is None else motion_label(  # the dsp's words for the label
                 _DSP_MOTION.get(gated_motion(ev, gate)[0], "moving"))
-            ok.append(gold is not None and pred is not None
-                      and (pred == gold or (gold == "moving" and pred.startswith("mov"))))
+            ok.append(gold is not None and pred is not None and motion_right(pred, gold))
         return float(np.mean(ok))
 
     moving = [info["change_deg"] for label, info in

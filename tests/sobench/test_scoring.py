@@ -18,6 +18,7 @@ from foakit.bench.sobench.scoring import (
     interval_iou,
     judge_record,
     motion_label,
+    motion_right,
     question_options,
     score_predictions,
     word_error_rate,
@@ -158,6 +159,17 @@ def test_motion_labels():
     item = qa("classify_motion", canonical="moving left")
     assert judge_record(item, pred("Moving left."))["correct"] == 1.0
     assert judge_record(item, pred("Stationary."))["correct"] == 0.0
+    generic = qa("classify_motion", canonical="It is moving.")
+    assert judge_record(generic, pred("Moving right."))["correct"] == 1.0
+    assert judge_record(generic, pred("Stationary."))["correct"] == 0.0
+
+
+def test_motion_right_takes_either_way_only_for_a_generic_label():
+    assert motion_right("moving_left", "moving_left")
+    assert not motion_right("moving_right", "moving_left")
+    assert motion_right("moving_right", "moving") and motion_right("moving_toward", "moving")
+    assert not motion_right("stationary", "moving")
+    assert not motion_right("moving", "stationary")
     generic = qa("classify_motion", canonical="moving")
     assert judge_record(generic, pred("Moving right."))["correct"] == 1.0
     still = qa("classify_motion", canonical="stationary")

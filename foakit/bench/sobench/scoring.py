@@ -40,6 +40,7 @@ __all__ = [
     "FLOAT_RE",
     "extract_text_values",
     "motion_label",
+    "motion_right",
     "question_options",
     "word_error_rate",
     "interval_iou",
@@ -162,6 +163,13 @@ def motion_label(text: Any) -> str | None:
         if m:
             found.append((label == "moving", m.start(), label))
     return min(found)[2] if found else None
+
+
+def motion_right(pred: str, gold: str) -> bool:
+    """Whether a stated motion label ``pred`` answers the target label ``gold`` (both as
+    :func:`motion_label` gives them): the same label, or either way for a generic
+    "moving"."""
+    return pred == gold or (gold == "moving" and pred.startswith("mov"))
 
 
 def extract_text_values(text: Any) -> dict[str, Any]:
@@ -403,7 +411,7 @@ def judge_record(item: QAItem, row: Mapping[str, Any] | None,
         if gold is None:
             res["status"] = "no_target"
         elif pred is not None:
-            res["correct"] = float(pred == gold or (gold == "moving" and pred.startswith("mov")))
+            res["correct"] = float(motion_right(pred, gold))
     elif task == "speech_content":
         res["metric"] = f"wer<={cfg.wer_threshold:g}"
         gold = item.canonical_answer or item.answer
