@@ -34,8 +34,15 @@ stationary sources moving.
     python benchmarks/miss_stages.py [--clips 60] [--engine ism|pyroomacoustics] [--seed 0]
                                      [--rate 16000] [--duration 10] [--sources 1 3]
                                      [--rt60 0.2 0.8] [--fan 0.0] [--yaw] [--moving 0.0] [--list]
-                                     [--oracle none|axes|keep|both] [--motion]
-                                     [--real-sources]
+                                     [--oracle none|axes|keep|both]
+                                     [--motion | --evidence] [--real-sources]
+
+``--evidence`` adds, for the sources of clips with two or more, the onset evidence in the
+mixture at each true onset (frames -1..+4): whether any bin of the band passes the
+analysis' onset test, whether at least 5 non-diffuse ones do within ``cone_deg`` of the
+source, and whether at least 5 bins within ``cone_deg`` rose 6 dB over their previous
+``onset_frames`` frames; each against the same bins 0.5 s earlier, per group (detected, or
+the stage that lost it).
 
 The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
 duration of the run; the analysis itself is unchanged.  ``--oracle`` measures the ceiling of
@@ -79,7 +86,17 @@ def recording(trace: dict):
 
     orig = {k: getattr(A, k) for k in ("clip_axes", "moving_or_stationary", "echo_axes",
                                        "events_from_cones", "assign_sources", "link_tracks",
-                                       "label_frame_motion")}
+                                       "label_frame_motion", "dirac_features")}
+
+    def dirac_features(spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor, intensity,
+                       energy, psi, frame_psi, votes):
+        orig["dirac_features"](spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor,
+                               intensity, energy, psi, frame_psi, votes)
+        # the per-bin arrays the analysis votes with (fresh arrays per clip: no copy)
+        trace["bins"] = {"intensity": intensity[:, :, lo:hi], "energy": energy[:, lo:hi],
+                         "psi": psi[:, lo:hi],
+                         "onset": (votes[:, lo:hi] >= energy[:, lo:hi]) & (energy[:, lo:hi] > 0),
+                         "n_prev": int(n_prev)}
 
     def link_tracks(peaks, params):
         trace["tracks"] = orig["link_tracks"](peaks, params)
@@ -149,7 +166,7 @@ def recording(trace: dict):
     for k, f in (("clip_axes", clip_axes), ("moving_or_stationary", moving_or_stationary),
                  ("echo_axes", echo_axes), ("events_from_cones", events_from_cones),
                  ("assign_sources", assign_sources), ("link_tracks", link_tracks),
-                 ("label_frame_motion", label_frame_motion)):
+                 ("label_frame_motion", label_frame_motion), ("dirac_features", dirac_features)):
         setattr(A, k, f)
     try:
         yield
@@ -207,6 +224,73 @@ def _onset_bins(truth: dict, trace: dict, frame_rate: float) -> bool:
     return any(_holds(axes[k:k + 1], truth, frame_rate, params.cone_deg)
                and onset[k, a:b].size and onset[k, a:b].max() >= ref[k] - params.event_onset_db
                for k in range(axes.shape[0]))
+
+
+#: Frames around a true onset whose bins count as its onset evidence (from the frame before
+#: it to four after: the onset test compares a frame with the ``onset_frames`` before it)
+EVIDENCE_FRAMES = (-1, 5)
+#: How far before the onset the same bins are counted again, as what chance gives
+EVIDENCE_BEFORE_S = 0.5
+#: A bin that gains this factor of energy over its previous frames' mean (6 dB; the onset
+#: test asks ``onset_ratio``) rises
+EVIDENCE_RISE = 4.0
+#: Bins a source needs in its cone for its onset to count as evident
+EVIDENCE_BINS = 5
+
+
+def onset_evidence(truth: dict, bins: dict, frame_rate: float, params,
+                   shift_s: float = 0.0) -> tuple[int, int, int] | None:
+    """Per-bin evidence of a true onset (``shift_s`` later; None off the clip).
+
+    Returns the onset bins (the analysis' own onset test) anywhere in the band, those
+    within ``cone_deg`` of the source and no more diffuse than ``psi_max`` (what its cone
+    is built from), and the bins within ``cone_deg`` whose energy rose by
+    :data:`EVIDENCE_RISE` over their ``onset_frames`` previous frames, diffuse or not,
+    summed over the frames :data:`EVIDENCE_FRAMES` around the onset.
+    """
+    from foakit.conventions import direction_to_vector
+
+    energy = bins["energy"]
+    n_frames = energy.shape[0]
+    n_prev = bins["n_prev"]
+    t0 = int(round((truth["onset_s"] + shift_s) * frame_rate))
+    a, b = t0 + EVIDENCE_FRAMES[0], t0 + EVIDENCE_FRAMES[1]
+    if a < n_prev or b > n_frames:
+        return None
+    v = np.asarray(direction_to_vector(truth["azimuth_deg"], truth["elevation_deg"]))
+    iv = bins["intensity"][:, a:b].astype(np.float64)
+    norm = np.linalg.norm(iv, axis=0)
+    inside = np.einsum("i,itf->tf", v, iv) >= np.cos(np.deg2rad(params.cone_deg)) * norm
+    inside &= norm > 0
+    onset = bins["onset"][a:b]
+    prev = np.mean([energy[a - j:b - j] for j in range(1, n_prev + 1)], axis=0)
+    rising = energy[a:b] >= EVIDENCE_RISE * prev
+    return (int(onset.sum()), int((onset & inside & (bins["psi"][a:b] <= params.psi_max)).sum()),
+            int((rising & inside).sum()))
+
+
+def evidence_table(rows: dict[str, list]) -> list[str]:
+    """Lines of the ``--evidence`` table from ``{group: [(at_onset, before), ...]}``."""
+    out = [f"  onset evidence at the true onsets in clips of two or more sources, frames "
+           f"{EVIDENCE_FRAMES[0]:+d}..{EVIDENCE_FRAMES[1] - 1:+d} [the same bins "
+           f"{EVIDENCE_BEFORE_S:g} s earlier]; share of sources with",
+           f"  a: any onset bin in the band, b: >= {EVIDENCE_BINS} non-diffuse onset bins in "
+           "their cone, "
+           f"c: >= {EVIDENCE_BINS} bins in their cone rising {10 * np.log10(EVIDENCE_RISE):.0f} dB",
+           "     n  a" + " " * 12 + "b" + " " * 12 + "c"]
+    def share(vals, i, least):
+        vals = [v for v in vals if v is not None]
+        return f"{np.mean([v[i] >= least for v in vals]):4.0%}" if vals else "   -"
+
+    for group, pairs in sorted(rows.items(), key=lambda kv: (kv[0] != "detected", -len(kv[1]))):
+        # sources whose onset frames leave the clip give no evidence and are not counted
+        pairs = [p for p in pairs if p[0] is not None]
+        now = [p[0] for p in pairs]
+        before = [p[1] for p in pairs]
+        cells = "  ".join(f"{share(now, i, m)} [{share(before, i, m)}]"
+                          for i, m in ((0, 1), (1, EVIDENCE_BINS), (2, EVIDENCE_BINS)))
+        out.append(f"  {len(pairs):4d}  {cells}  {group}")
+    return out
 
 
 def _peaks_near(peaks: np.ndarray, truth: dict, deg: float) -> list[tuple[int, float]]:
@@ -376,9 +460,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="the ceiling of axis fixes: a constant axis at each true direction "
                          "no axis holds (axes), echo_axes keeping every axis that holds a "
                          "true source (keep), or both")
-    ap.add_argument("--motion", action="store_true",
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--motion", action="store_true",
                     help="where the motion labels of detected moving sources are lost "
                          "(use with --moving), instead of the missed events")
+    mode.add_argument("--evidence", action="store_true",
+                    help="also the per-bin onset evidence at the true onsets of detected and "
+                         "missed sources of clips with two or more sources, against the same "
+                         "bins 0.5 s earlier")
     ap.add_argument("--real-sources", action="store_true",
                     help="recorded source signals, as accuracy.py --real-sources")
     ap.add_argument("--cache", default=None,
@@ -392,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     stages: collections.Counter = collections.Counter()
+    evidence: dict[str, list] = collections.defaultdict(list)
     n_true = n_detected = n_moving = 0
     counts = []
     params = AnalysisParams()
@@ -419,10 +509,16 @@ def main(argv: list[str] | None = None) -> int:
                     if st is None:
                         continue
                     n_moving += m.truth["motion"] != "stationary"
-                elif m.detected:
-                    continue
                 else:
-                    st = stage(m.truth, trace, res.events, res.grid.frame_rate)
+                    st = None if m.detected else stage(m.truth, trace, res.events,
+                                                       res.grid.frame_rate)
+                    if args.evidence and len(truth) > 1:
+                        evidence[f"missed: {st}" if st else "detected"].append(tuple(
+                            onset_evidence(m.truth, trace["bins"], res.grid.frame_rate,
+                                           params, shift_s=sh)
+                            for sh in (0.0, -EVIDENCE_BEFORE_S)))
+                    if st is None:
+                        continue
                 stages[st] += 1
                 if args.list:
                     t = m.truth
@@ -442,6 +538,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {sum(stages.values())} missed:")
     for st, n in stages.most_common():
         print(f"  {n:4d}  {st}")
+    if args.evidence:
+        print("\n".join(evidence_table(evidence)))
     return 0
 
 

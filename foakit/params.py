@@ -168,6 +168,11 @@ class AnalysisParams:
     # onset_ramp_db per frame, by at most onset_ramp_s (0 = the onset frame itself)
     onset_ramp_s: float = 0.2
     onset_ramp_db: float = 2.0
+    # a segment whose first onset another cone's onset outweighs (that source's leakage or
+    # reflection in this cone), followed within event_merge_gap_s by a segment of its cone
+    # at least this many dB louder, is dropped, and the pause is not bridged: bridged, the
+    # leakage would date the louder sound that follows it; 0 = off
+    leak_precursor_db: float = 10.0
     # a source starting under louder ones rises less above the sound already in its bins:
     # a segment with an onset starts at the first frame where its cone's bins that rose by
     # this factor (over onset_frames, as onset_ratio) carry energy within event_onset_db of
@@ -236,6 +241,7 @@ class AnalysisParams:
             ("onset_ramp_s", self.onset_ramp_s >= 0.0),
             ("onset_ramp_db", self.onset_ramp_db > 0.0),
             ("rise_onset_ratio", self.rise_onset_ratio >= 0.0),
+            ("leak_precursor_db", self.leak_precursor_db >= 0.0),
             ("start_min_confidence", 0.0 <= self.start_min_confidence <= 1.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("onset_direction_bins", self.onset_direction_bins >= 0),

@@ -126,3 +126,64 @@ def test_the_run_plays_recorded_sources_with_real_sources(ms, recordings_pool, m
     out = capsys.readouterr().out
     assert "2 clips, recorded source signals: detected" in out
     assert len(recordings_pool.drawn) == 1 and recordings_pool.drawn[0] in ("speech", "effect")
+
+
+def _bins(n_frames: int = 100, n_bins: int = 12) -> dict:
+    """Per-bin arrays of a quiet clip: every bin points at azimuth -90 deg, energy 1."""
+    iv = np.broadcast_to(_vec(-90.0, 0.0)[:, None, None], (3, n_frames, n_bins)).copy()
+    return {"intensity": iv, "energy": np.ones((n_frames, n_bins), np.float32),
+            "psi": np.full((n_frames, n_bins), 0.1, np.float32),
+            "onset": np.zeros((n_frames, n_bins), bool), "n_prev": 2}
+
+
+def test_onset_evidence_counts_the_bins_of_the_onset_frames(ms):
+    bins = _bins()
+    truth = dict(STILL, onset_s=1.0)  # frame 50 at 50 frames a second
+    src = _vec(STILL["azimuth_deg"], STILL["elevation_deg"])
+    # six bins from the source rise tenfold at its onset and are onset bins
+    bins["intensity"][:, 50, :6] = src[:, None]
+    bins["energy"][50, :6] = 10.0
+    bins["onset"][50, :6] = True
+    # one more from the source, too diffuse to vote: an onset bin that rises, not in b
+    bins["intensity"][:, 51, 6] = src
+    bins["energy"][51, 6] = 10.0
+    bins["onset"][51, 6] = True
+    bins["psi"][51, 6] = 0.9
+    # four onset bins elsewhere, and one bin from the source rising only 3x
+    bins["onset"][52, 8:12] = True
+    bins["intensity"][:, 53, 7] = src
+    bins["energy"][53, 7] = 3.0
+    # outside the frames -1..+4: not counted
+    bins["intensity"][:, 55, :6] = src[:, None]
+    bins["energy"][55, :6] = 100.0
+    bins["onset"][55, :6] = True
+    assert ms.onset_evidence(truth, bins, FR, AnalysisParams()) == (11, 6, 7)
+    assert ms.onset_evidence(truth, bins, FR, AnalysisParams(), shift_s=-0.5) == (0, 0, 0)
+    # off the clip: no frames to compare with, no answer
+    assert ms.onset_evidence(dict(truth, onset_s=0.02), bins, FR, AnalysisParams()) is None
+    assert ms.onset_evidence(dict(truth, onset_s=1.95), bins, FR, AnalysisParams()) is None
+
+
+def test_evidence_table_puts_detected_first_and_skips_missing_baselines(ms):
+    rows = {"missed: x": [((0, 0, 6), None), ((3, 0, 0), (0, 0, 0)), (None, None)],
+            "detected": [((9, 9, 9), (1, 0, 0))]}
+    lines = ms.evidence_table(rows)
+    assert lines[3].split() == ["1", "100%", "[100%]", "100%", "[", "0%]", "100%", "[",
+                                "0%]", "detected"]
+    # the baseline of the first missed source is off the clip (one of one counted), the third
+    # source's onset too: not counted at all
+    assert lines[4].split() == ["2", "50%", "[", "0%]", "0%", "[", "0%]", "50%", "[", "0%]",
+                                "missed:", "x"]
+
+
+def test_the_evidence_run_accounts_for_every_source_of_multi_source_clips():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "miss_stages.py"), "--clips", "3",
+         "--sources", "2", "3", "--evidence"],
+        capture_output=True, text=True, timeout=600, check=True).stdout
+    lines = out.splitlines()
+    n_true = int(lines[0].split(" of ")[1].split()[0])
+    start = next(i for i, ln in enumerate(lines) if ln.split()[:2] == ["n", "a"]) + 1
+    rows = [ln.split() for ln in lines[start:]]
+    assert rows[0][-1] == "detected"
+    assert sum(int(r[0]) for r in rows) == n_true
