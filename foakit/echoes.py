@@ -3,7 +3,9 @@
 A reflection repeats its source's onsets a few milliseconds later and starts and stops with
 it; an independent source has onsets and a span of its own.  :func:`echo_axes` drops cone
 axes before events are cut (used for reverberant clips, ``dry_psi``),
-:func:`drop_reflection_events` events after.
+:func:`drop_reflection_events` events after.  Between the two, :func:`bridge_pauses` keeps
+a stronger source's onset leaking into a cone (:func:`led_by_another`) from being bridged
+into the cone's own louder sound that follows.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from .kernels.activity import segments
 from .params import AnalysisParams
 
-__all__ = ["PRECEDENCE_S", "drop_reflection_events", "echo_axes"]
+__all__ = ["PRECEDENCE_S", "bridge_pauses", "drop_reflection_events", "echo_axes",
+           "led_by_another"]
 
 #: an onset more than this much earlier (s; half a frame at the default hop) is the direct sound
 PRECEDENCE_S = 0.01
@@ -69,6 +73,75 @@ def echo_axes(onsets: np.ndarray, share: float, *, ratio: float = 0.25) -> np.nd
                 keep[b] = False
                 break
     return keep
+
+
+def led_by_another(onset: np.ndarray, k: int, start: int, stop: int) -> bool:
+    """Whether another cone's onset outweighs cone ``k``'s first onset in ``start:stop``.
+
+    The first frame of the segment with onset energy in cone ``k`` (its first frame when
+    none has) is *led* when some other cone's onset energy in that frame, the one before or
+    the one after, is larger than cone ``k``'s in that frame and the next: the onset is
+    another source's, leaking or reflected into cone ``k``.  After the onset support a
+    segment starts at its first onset, or a few frames of soft attack or rising bins before
+    it, so that frame is its onset's.
+
+    Parameters
+    ----------
+    onset : ndarray [shape=(n_tracks, n_frames)]
+        In-cone onset-bin energy (channel 4 of :func:`foakit.kernels.cone.cone_energy`).
+    k, start, stop : int
+        The cone, and the segment's frames ``start:stop``.
+    """
+    row = onset[k]
+    hit = np.flatnonzero(row[start:stop] > 0)
+    f = start + (int(hit[0]) if len(hit) else 0)
+    others = np.delete(onset[:, max(0, f - 1):f + 2], k, axis=0)
+    return bool(others.size) and float(others.max()) > float(row[f:f + 2].max())
+
+
+def bridge_pauses(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, max_gap: int,
+                  least_db: float) -> None:
+    """Bridge (in place) each cone's pauses of at most ``max_gap`` frames, as
+    :func:`foakit.kernels.activity.clean_activity` does, except past another source's
+    leakage ahead of a louder sound: bridged, the leakage would date that sound.
+
+    A segment is such leakage when it is :func:`led_by_another` and the next segment of
+    its cone starts within ``max_gap`` frames of its end and peaks at least ``least_db``
+    above it.  It is dropped, and with it the segments before it that would be bridged into
+    it and peak at least ``least_db`` below that next one (more of the same leakage); the
+    segments on either side of a dropped one are not bridged across its place.
+
+    Parameters
+    ----------
+    act : ndarray [shape=(n_tracks, n_frames), dtype=uint8]
+        Each cone's segments after the onset support.
+    onset : ndarray [shape=(n_tracks, n_frames)]
+        In-cone onset-bin energy.
+    level : ndarray [shape=(n_tracks, n_frames)]
+        In-cone level (dB), as :func:`foakit.events.cone_level_db` smooths it.
+    max_gap : int
+        The longest pause bridged (frames).
+    least_db : float
+        How much louder the next segment must peak; 0 drops nothing.
+    """
+    for k in range(len(act)):
+        segs = [(int(a), int(b)) for a, b in segments(act[k])]
+        peak = [float(level[k, a:b].max()) for a, b in segs]
+        drop = [least_db > 0 and i + 1 < len(segs) and segs[i + 1][0] - b <= max_gap
+                and peak[i] <= peak[i + 1] - least_db and led_by_another(onset, k, a, b)
+                for i, (a, b) in enumerate(segs)]
+        for i in [i for i, d in enumerate(drop) if d]:
+            j = i - 1
+            while (j >= 0 and not drop[j] and segs[j + 1][0] - segs[j][1] <= max_gap
+                   and peak[j] <= peak[i + 1] - least_db):
+                drop[j] = True
+                j -= 1
+        for i in range(len(segs) - 1):
+            if not drop[i] and not drop[i + 1] and segs[i + 1][0] - segs[i][1] <= max_gap:
+                act[k, segs[i][1]:segs[i + 1][0]] = 1
+        for (a, b), d in zip(segs, drop, strict=True):
+            if d:
+                act[k, a:b] = 0
 
 
 def drop_reflection_events(events: list[E], params: AnalysisParams) -> list[E]:

@@ -14,11 +14,10 @@
    A source that starts under louder ones rises less above the sound already in its bins:
    a segment with an onset starts earlier where its cone's bins rose by the lower
    ``rise_onset_ratio`` and carry more such energy than any other cone around that frame
-   (:func:`rising_onsets`).  A faint segment that starts with another cone's onset (that
-   source's leakage or reflection) ahead of a louder segment of its cone is dropped rather
-   than bridged into it (:func:`bridge_pauses`), which would date the louder sound at it.
-   Axes whose onsets mostly coincide with a stronger axis's onsets (the same or the next
-   frame) are reflections and dropped first (:func:`echo_axes`), and of events from
+   (:func:`rising_onsets`).  Another source's leakage ahead of a louder segment of a cone is
+   dropped, not bridged into it (:func:`foakit.echoes.bridge_pauses`).  Axes whose onsets
+   mostly coincide with a stronger axis's onsets (the same or the next frame) are
+   reflections and dropped first (:func:`echo_axes`), and of events from
    different directions with nearly the same onset (``echo_event_onset_s``) and span
    (``echo_event_iou``) only the earliest (precedence), else the most confident, stays.
    These tests are for reverberant clips only (``dry_psi``).
@@ -51,7 +50,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .conventions import direction_to_vector, vector_to_direction
-from .echoes import drop_reflection_events, echo_axes
+from .echoes import bridge_pauses, drop_reflection_events, echo_axes
 from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
@@ -66,8 +65,6 @@ __all__ = [
     "moving_or_stationary",
     "cone_level_db",
     "rising_onsets",
-    "led_by_another",
-    "bridge_pauses",
     "events_from_cones",
     "echo_axes",
 ]
@@ -449,10 +446,8 @@ def events_from_cones(
             _onset_support(act[k], onset_level[k] >= ref[k] - params.event_onset_db, lv[k],
                            ramp=ramp, ramp_db=params.onset_ramp_db,
                            early=None if early is None else early[k])
-        if params.leak_precursor_db > 0 and n_tracks > 1:
-            bridge_pauses(act, cones[..., 4], lv, max_gap=gap,
-                          least_db=params.leak_precursor_db)
-            gap = 0  # bridged
+        bridge_pauses(act, cones[..., 4], lv, max_gap=gap, least_db=params.leak_precursor_db)
+        gap = 0  # bridged
     clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []
     for k in range(n_tracks):
@@ -472,7 +467,6 @@ def events_from_cones(
               or e.confidence >= params.start_min_confidence]
     events.sort(key=lambda e: (e.onset_s, e.azimuth_deg or 0.0))
     return events
-
 
 
 #: frames of look-back when a segment's onset is sought (the level is smoothed over 3 frames)
@@ -514,75 +508,6 @@ def rising_onsets(rise: np.ndarray, least_db: np.ndarray, *, power_scale: float
             others = np.delete(near, k, axis=0).max(axis=0)
             out[k] &= r[k] > others
     return out
-
-
-def led_by_another(onset: np.ndarray, k: int, start: int, stop: int) -> bool:
-    """Whether another cone's onset outweighs cone ``k``'s first onset in ``start:stop``.
-
-    The first frame of the segment with onset energy in cone ``k`` (its first frame when
-    none has) is *led* when some other cone's onset energy in that frame, the one before or
-    the one after, is larger than cone ``k``'s in that frame and the next: the onset is
-    another source's, leaking or reflected into cone ``k``.  After the onset support a
-    segment starts at its first onset, or a few frames of soft attack or rising bins before
-    it, so that frame is its onset's.
-
-    Parameters
-    ----------
-    onset : ndarray [shape=(n_tracks, n_frames)]
-        In-cone onset-bin energy (channel 4 of :func:`foakit.kernels.cone.cone_energy`).
-    k, start, stop : int
-        The cone, and the segment's frames ``start:stop``.
-    """
-    row = onset[k]
-    hit = np.flatnonzero(row[start:stop] > 0)
-    f = start + (int(hit[0]) if len(hit) else 0)
-    others = np.delete(onset[:, max(0, f - 1):f + 2], k, axis=0)
-    return bool(others.size) and float(others.max()) > float(row[f:f + 2].max())
-
-
-def bridge_pauses(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, max_gap: int,
-                  least_db: float) -> None:
-    """Bridge (in place) each cone's pauses of at most ``max_gap`` frames, as
-    :func:`foakit.kernels.activity.clean_activity` does, except past another source's
-    leakage ahead of a louder sound: bridged, the leakage would date that sound.
-
-    A segment is such leakage when it is :func:`led_by_another` and the next segment of
-    its cone starts within ``max_gap`` frames of its end and peaks at least ``least_db``
-    above it.  It is dropped, and with it the segments before it that would be bridged into
-    it and peak at least ``least_db`` below that next one (more of the same leakage); the
-    segments on either side of a dropped one are not bridged across its place.
-
-    Parameters
-    ----------
-    act : ndarray [shape=(n_tracks, n_frames), dtype=uint8]
-        Each cone's segments after the onset support.
-    onset : ndarray [shape=(n_tracks, n_frames)]
-        In-cone onset-bin energy.
-    level : ndarray [shape=(n_tracks, n_frames)]
-        In-cone level (dB), as :func:`cone_level_db` smooths it.
-    max_gap : int
-        The longest pause bridged (frames).
-    least_db : float
-        How much louder the next segment must peak.
-    """
-    for k in range(len(act)):
-        segs = [(int(a), int(b)) for a, b in segments(act[k])]
-        peak = [float(level[k, a:b].max()) for a, b in segs]
-        drop = [i + 1 < len(segs) and segs[i + 1][0] - b <= max_gap
-                and peak[i] <= peak[i + 1] - least_db and led_by_another(onset, k, a, b)
-                for i, (a, b) in enumerate(segs)]
-        for i in [i for i, d in enumerate(drop) if d]:
-            j = i - 1
-            while (j >= 0 and not drop[j] and segs[j + 1][0] - segs[j][1] <= max_gap
-                   and peak[j] <= peak[i + 1] - least_db):
-                drop[j] = True
-                j -= 1
-        for i in range(len(segs) - 1):
-            if not drop[i] and not drop[i + 1] and segs[i + 1][0] - segs[i][1] <= max_gap:
-                act[k, segs[i][1]:segs[i + 1][0]] = 1
-        for (a, b), d in zip(segs, drop, strict=True):
-            if d:
-                act[k, a:b] = 0
 
 
 def _onset_support(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, ramp: int = 0,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from foakit.analysis import analyze_samples
 from foakit.audit.preset import AUDIT_PARAMS
 from foakit.conventions import angular_distance
-from foakit.events import bridge_pauses, led_by_another
+from foakit.echoes import bridge_pauses, led_by_another
 from foakit.kernels.activity import clean_activity
 from foakit.params import AnalysisParams
 
@@ -52,8 +52,8 @@ def test_leakage_ahead_of_a_louder_sound_is_dropped_and_not_bridged():
     got = act.copy()
     bridge_pauses(got, onset, level, max_gap=30, least_db=10.0)
     assert np.flatnonzero(got[0]).tolist() == list(range(40, 80))
-    # not 10 dB louder: one sound, bridged as clean_activity bridges it
-    for least_db, gap in ((20.0, 30), (10.0, 19)):
+    # not 10 dB louder, too far, or the rule off: bridged as clean_activity bridges it
+    for least_db, gap in ((20.0, 30), (10.0, 19), (0.0, 30)):
         got = act.copy()
         bridge_pauses(got, onset, level, max_gap=gap, least_db=least_db)
         ref = act.copy()
