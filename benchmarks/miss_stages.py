@@ -278,6 +278,7 @@ def evidence_table(rows: dict[str, list]) -> list[str]:
            "their cone, "
            f"c: >= {EVIDENCE_BINS} bins in their cone rising {10 * np.log10(EVIDENCE_RISE):.0f} dB",
            "     n  a" + " " * 12 + "b" + " " * 12 + "c"]
+
     def share(vals, i, least):
         vals = [v for v in vals if v is not None]
         return f"{np.mean([v[i] >= least for v in vals]):4.0%}" if vals else "   -"

@@ -170,8 +170,9 @@ class AnalysisParams:
     onset_ramp_db: float = 2.0
     # a segment whose first onset another cone's onset outweighs (that source's leakage or
     # reflection in this cone), followed within event_merge_gap_s by a segment of its cone
-    # at least this many dB louder, is dropped, and the pause is not bridged: bridged, the
-    # leakage would date the louder sound that follows it; 0 = off
+    # at least this many dB louder, is dropped with the segments bridged into it that are
+    # as faint, and no pause is bridged across its place: bridged, the leakage would date
+    # the louder sound that follows it (foakit.echoes.bridge_pauses); 0 = off
     leak_precursor_db: float = 10.0
     # a source starting under louder ones rises less above the sound already in its bins:
     # a segment with an onset starts at the first frame where its cone's bins that rose by
