@@ -92,10 +92,9 @@ def recording(trace: dict):
                        energy, psi, frame_psi, votes):
         orig["dirac_features"](spec, n_smooth, lo, hi, onset_ratio, n_prev, onset_floor,
                                intensity, energy, psi, frame_psi, votes)
-        # the per-bin arrays the analysis votes with (fresh arrays per clip: no copy)
+        # views of the per-bin arrays the analysis votes with (fresh arrays per clip)
         trace["bins"] = {"intensity": intensity[:, :, lo:hi], "energy": energy[:, lo:hi],
-                         "psi": psi[:, lo:hi],
-                         "onset": (votes[:, lo:hi] >= energy[:, lo:hi]) & (energy[:, lo:hi] > 0),
+                         "psi": psi[:, lo:hi], "votes": votes[:, lo:hi],
                          "n_prev": int(n_prev)}
 
     def link_tracks(peaks, params):
@@ -262,7 +261,8 @@ def onset_evidence(truth: dict, bins: dict, frame_rate: float, params,
     norm = np.linalg.norm(iv, axis=0)
     inside = np.einsum("i,itf->tf", v, iv) >= np.cos(np.deg2rad(params.cone_deg)) * norm
     inside &= norm > 0
-    onset = bins["onset"][a:b]
+    # the analysis' onset bins: a rising bin votes with its whole energy
+    onset = (bins["votes"][a:b] >= energy[a:b]) & (energy[a:b] > 0)
     prev = np.mean([energy[a - j:b - j] for j in range(1, n_prev + 1)], axis=0)
     rising = energy[a:b] >= EVIDENCE_RISE * prev
     return (int(onset.sum()), int((onset & inside & (bins["psi"][a:b] <= params.psi_max)).sum()),

@@ -129,11 +129,17 @@ def test_the_run_plays_recorded_sources_with_real_sources(ms, recordings_pool, m
 
 
 def _bins(n_frames: int = 100, n_bins: int = 12) -> dict:
-    """Per-bin arrays of a quiet clip: every bin points at azimuth -90 deg, energy 1."""
+    """Per-bin arrays of a quiet clip: every bin points at azimuth -90 deg, energy 1, and
+    votes as a bin that does not rise (``onset_floor`` of its energy)."""
     iv = np.broadcast_to(_vec(-90.0, 0.0)[:, None, None], (3, n_frames, n_bins)).copy()
     return {"intensity": iv, "energy": np.ones((n_frames, n_bins), np.float32),
             "psi": np.full((n_frames, n_bins), 0.1, np.float32),
-            "onset": np.zeros((n_frames, n_bins), bool), "n_prev": 2}
+            "votes": np.full((n_frames, n_bins), 0.025, np.float32), "n_prev": 2}
+
+
+def _onset_bins(bins: dict, frame: int, cols) -> None:
+    """Make bins onset bins: they vote with their whole energy."""
+    bins["votes"][frame, cols] = bins["energy"][frame, cols]
 
 
 def test_onset_evidence_counts_the_bins_of_the_onset_frames(ms):
@@ -143,20 +149,22 @@ def test_onset_evidence_counts_the_bins_of_the_onset_frames(ms):
     # six bins from the source rise tenfold at its onset and are onset bins
     bins["intensity"][:, 50, :6] = src[:, None]
     bins["energy"][50, :6] = 10.0
-    bins["onset"][50, :6] = True
+    _onset_bins(bins, 50, slice(0, 6))
     # one more from the source, too diffuse to vote: an onset bin that rises, not in b
     bins["intensity"][:, 51, 6] = src
     bins["energy"][51, 6] = 10.0
-    bins["onset"][51, 6] = True
+    _onset_bins(bins, 51, 6)
     bins["psi"][51, 6] = 0.9
     # four onset bins elsewhere, and one bin from the source rising only 3x
-    bins["onset"][52, 8:12] = True
+    _onset_bins(bins, 52, slice(8, 12))
     bins["intensity"][:, 53, 7] = src
     bins["energy"][53, 7] = 3.0
     # outside the frames -1..+4: not counted
     bins["intensity"][:, 55, :6] = src[:, None]
     bins["energy"][55, :6] = 100.0
-    bins["onset"][55, :6] = True
+    _onset_bins(bins, 55, slice(0, 6))
+    # a silent bin (energy 0) votes 0 >= 0, but is no onset bin
+    bins["energy"][52, 0] = bins["votes"][52, 0] = 0.0
     assert ms.onset_evidence(truth, bins, FR, AnalysisParams()) == (11, 6, 7)
     assert ms.onset_evidence(truth, bins, FR, AnalysisParams(), shift_s=-0.5) == (0, 0, 0)
     # off the clip: no frames to compare with, no answer
