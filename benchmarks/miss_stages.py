@@ -41,8 +41,10 @@ stationary sources moving.
 mixture at each true onset (frames -1..+4): whether any bin of the band passes the
 analysis' onset test, whether at least 5 non-diffuse ones do within ``cone_deg`` of the
 source, and whether at least 5 bins within ``cone_deg`` rose 6 dB over their previous
-``onset_frames`` frames; each against the same bins 0.5 s earlier, per group (detected, or
-the stage that lost it).
+``onset_frames`` frames; then whether the onset holds a top 5 % spectral-flux frame of the
+4 s around it in three first-order beams: toward the source with nulls toward the other
+true sources playing, the cardioid toward it, and W (:func:`beam_evidence`); each against
+the same frames 0.5 s earlier, per group (detected, or the stage that lost it).
 
 The steps are recorded by wrapping the functions ``foakit.analysis`` calls by name for the
 duration of the run; the analysis itself is unchanged.  ``--oracle`` measures the ceiling of
@@ -95,7 +97,7 @@ def recording(trace: dict):
         # views of the per-bin arrays the analysis votes with (fresh arrays per clip)
         trace["bins"] = {"intensity": intensity[:, :, lo:hi], "energy": energy[:, lo:hi],
                          "psi": psi[:, lo:hi], "votes": votes[:, lo:hi],
-                         "n_prev": int(n_prev)}
+                         "spec": spec[:, :, lo:hi], "n_prev": int(n_prev)}
 
     def link_tracks(peaks, params):
         trace["tracks"] = orig["link_tracks"](peaks, params)
@@ -269,29 +271,137 @@ def onset_evidence(truth: dict, bins: dict, frame_rate: float, params,
             int((rising & inside).sum()))
 
 
+#: Half-length (s) of the stretch around a true onset whose beam-flux frames it is ranked in
+BEAM_WINDOW_S = 2.0
+#: An onset is marked by a beam when its frames hold one of this top share of the
+#: stretch's beam-flux frames
+BEAM_TOP = 0.05
+#: Other sources playing this close (s) to a true onset get a null of the nulled beam
+BEAM_NULL_S = 1.0
+#: A null closer than this (degrees) to the look direction is left out (the constraints
+#: would fight each other)
+BEAM_NULL_MIN_DEG = 40.0
+
+
+def _steering(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
+    """A plane wave's gains on W, Y, Z, X (ACN / SN3D)."""
+    a, e = np.deg2rad(azimuth_deg), np.deg2rad(elevation_deg)
+    return np.array([1.0, np.sin(a) * np.cos(e), np.sin(e), np.cos(a) * np.cos(e)])
+
+
+def beam_weights(look: tuple[float, float], nulls: list[tuple[float, float]], *,
+                 reg: float = 1e-3) -> np.ndarray:
+    """Real weights over W, Y, Z, X of the least-norm first-order beam with gain 1 toward
+    ``look`` and 0 toward each of ``nulls`` (azimuth, elevation in degrees; at most three,
+    those within :data:`BEAM_NULL_MIN_DEG` of ``look`` left out), ``reg`` loading the
+    constraints' Gram matrix.  Without nulls it is the cardioid toward ``look``."""
+    d = [_steering(*look)]
+    for v in nulls[:3]:
+        dv = _steering(*v)
+        if np.dot(d[0][1:], dv[1:]) < np.cos(np.deg2rad(BEAM_NULL_MIN_DEG)):
+            d.append(dv)
+    c = np.stack(d, axis=1)
+    gains = np.zeros(c.shape[1])
+    gains[0] = 1.0
+    return c @ np.linalg.solve(c.T @ c + reg * np.eye(c.shape[1]), gains)
+
+
+def _direction_at(truth: dict, t: float) -> tuple[float, float]:
+    """A true source's direction at time ``t`` (a moving one along its path)."""
+    from foakit.evaluate import azimuth_difference
+
+    az = float(truth["azimuth_deg"])
+    end = truth.get("azimuth_end_deg")
+    if end is not None:
+        dur = max(truth["offset_s"] - truth["onset_s"], 1e-6)
+        share = min(max((t - truth["onset_s"]) / dur, 0.0), 1.0)
+        az += float(azimuth_difference(end, az)) * share
+    return az, float(truth["elevation_deg"])
+
+
+def beam_flux(spec: np.ndarray, weights: np.ndarray, n_prev: int) -> np.ndarray:
+    """Per frame, the share of the band's bins whose beam power rose by
+    :data:`EVIDENCE_RISE` over its ``n_prev`` previous frames' mean (0 for the first
+    ``n_prev`` frames); ``spec`` [shape=(4, n_frames, n_bins)]."""
+    out = np.einsum("i,itf->tf", weights.astype(np.complex64), spec)
+    power = out.real ** 2 + out.imag ** 2
+    flux = np.zeros(power.shape[0])
+    if power.shape[0] > n_prev:
+        prev = np.mean([power[n_prev - j:power.shape[0] - j] for j in range(1, n_prev + 1)],
+                       axis=0)
+        rising = (power[n_prev:] >= EVIDENCE_RISE * prev) & (power[n_prev:] > 0)
+        flux[n_prev:] = rising.mean(axis=1)
+    return flux
+
+
+def beam_evidence(truth: dict, others: list[dict], bins: dict, frame_rate: float,
+                  shift_s: float = 0.0) -> tuple[int, int, int] | None:
+    """Whether beams mark a true onset (``shift_s`` later; None off the clip): 1 where the
+    frames :data:`EVIDENCE_FRAMES` around it hold one of the top :data:`BEAM_TOP` of the
+    beam-flux frames within :data:`BEAM_WINDOW_S` of it.
+
+    Three beams: toward the source with nulls toward the ``others`` playing within
+    :data:`BEAM_NULL_S` of its onset (their true directions then: an oracle of where the
+    louder sources are), the same beam without nulls, and W alone."""
+    spec = bins["spec"]
+    n_frames, n_prev = spec.shape[1], bins["n_prev"]
+    t_on = truth["onset_s"] + shift_s
+    t0 = int(round(t_on * frame_rate))
+    a, b = t0 + EVIDENCE_FRAMES[0], t0 + EVIDENCE_FRAMES[1]
+    if a < n_prev or b > n_frames:
+        return None
+    half = int(round(BEAM_WINDOW_S * frame_rate))
+    lo, hi = max(n_prev, t0 - half), min(n_frames, t0 + half)
+    look = _direction_at(truth, t_on)
+    near = [_direction_at(o, t_on) for o in others
+            if o["onset_s"] < truth["onset_s"] + BEAM_NULL_S
+            and o["offset_s"] > truth["onset_s"] - BEAM_NULL_S]
+    marks = []
+    for w in (beam_weights(look, near), beam_weights(look, []), np.eye(4)[0]):
+        flux = beam_flux(spec[:, lo - n_prev:hi], w, n_prev)[n_prev:]
+        peak = flux[a - lo:b - lo].max()
+        marks.append(int(np.mean(flux >= peak) <= BEAM_TOP and peak > 0))
+    return tuple(marks)
+
+
 def evidence_table(rows: dict[str, list]) -> list[str]:
-    """Lines of the ``--evidence`` table from ``{group: [(at_onset, before), ...]}``."""
+    """Lines of the ``--evidence`` table from ``{group: [(at_onset, before), ...]}``, each
+    an :func:`onset_evidence` tuple followed by a :func:`beam_evidence` one (or None)."""
     out = [f"  onset evidence at the true onsets in clips of two or more sources, frames "
            f"{EVIDENCE_FRAMES[0]:+d}..{EVIDENCE_FRAMES[1] - 1:+d} [the same bins "
            f"{EVIDENCE_BEFORE_S:g} s earlier]; share of sources with",
            f"  a: any onset bin in the band, b: >= {EVIDENCE_BINS} non-diffuse onset bins in "
            "their cone, "
-           f"c: >= {EVIDENCE_BINS} bins in their cone rising {10 * np.log10(EVIDENCE_RISE):.0f} dB",
-           "     n  a" + " " * 12 + "b" + " " * 12 + "c"]
+           f"c: >= {EVIDENCE_BINS} bins in their cone rising "
+           f"{10 * np.log10(EVIDENCE_RISE):.0f} dB;",
+           f"  a top {BEAM_TOP:.0%} frame of bins rising {10 * np.log10(EVIDENCE_RISE):.0f} dB "
+           f"within {BEAM_WINDOW_S:g} s, in a first-order beam toward them, d: with nulls "
+           "toward the other true sources, e: without, f: in W",
+           "     n  " + (" " * 12).join("abcdef")]
 
     def share(vals, i, least):
         vals = [v for v in vals if v is not None]
         return f"{np.mean([v[i] >= least for v in vals]):4.0%}" if vals else "   -"
 
+    least = (1, EVIDENCE_BINS, EVIDENCE_BINS, 1, 1, 1)
     for group, pairs in sorted(rows.items(), key=lambda kv: (kv[0] != "detected", -len(kv[1]))):
         # sources whose onset frames leave the clip give no evidence and are not counted
         pairs = [p for p in pairs if p[0] is not None]
         now = [p[0] for p in pairs]
         before = [p[1] for p in pairs]
         cells = "  ".join(f"{share(now, i, m)} [{share(before, i, m)}]"
-                          for i, m in ((0, 1), (1, EVIDENCE_BINS), (2, EVIDENCE_BINS)))
+                          for i, m in enumerate(least))
         out.append(f"  {len(pairs):4d}  {cells}  {group}")
     return out
+
+
+def _evidence_row(source: dict, truth: list[dict], bins: dict, frame_rate: float, params,
+                  shift_s: float) -> tuple | None:
+    """One source's :func:`onset_evidence` and :func:`beam_evidence` (None off the clip)."""
+    bins_ = onset_evidence(source, bins, frame_rate, params, shift_s=shift_s)
+    beams = beam_evidence(source, [t for t in truth if t is not source], bins, frame_rate,
+                          shift_s=shift_s)
+    return None if bins_ is None or beams is None else bins_ + beams
 
 
 def _peaks_near(peaks: np.ndarray, truth: dict, deg: float) -> list[tuple[int, float]]:
@@ -515,8 +625,8 @@ def main(argv: list[str] | None = None) -> int:
                                                        res.grid.frame_rate)
                     if args.evidence and len(truth) > 1:
                         evidence[f"missed: {st}" if st else "detected"].append(tuple(
-                            onset_evidence(m.truth, trace["bins"], res.grid.frame_rate,
-                                           params, shift_s=sh)
+                            _evidence_row(m.truth, truth, trace["bins"],
+                                          res.grid.frame_rate, params, sh)
                             for sh in (0.0, -EVIDENCE_BEFORE_S)))
                     if st is None:
                         continue

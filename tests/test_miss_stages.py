@@ -1,4 +1,5 @@
-"""benchmarks/miss_stages.py --motion: where a detected moving source's motion label is lost."""
+"""benchmarks/miss_stages.py: where misses and motion labels are lost, and the onset
+evidence (bins and beams) at the true onsets."""
 
 from __future__ import annotations
 
@@ -173,15 +174,80 @@ def test_onset_evidence_counts_the_bins_of_the_onset_frames(ms):
 
 
 def test_evidence_table_puts_detected_first_and_skips_missing_baselines(ms):
-    rows = {"missed: x": [((0, 0, 6), None), ((3, 0, 0), (0, 0, 0)), (None, None)],
-            "detected": [((9, 9, 9), (1, 0, 0))]}
+    rows = {"missed: x": [((0, 0, 6, 1, 0, 0), None), ((3, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 0)),
+                          (None, None)],
+            "detected": [((9, 9, 9, 1, 1, 1), (1, 0, 0, 0, 1, 0))]}
     lines = ms.evidence_table(rows)
-    assert lines[3].split() == ["1", "100%", "[100%]", "100%", "[", "0%]", "100%", "[",
+    assert lines[4].split() == ["1", "100%", "[100%]", "100%", "[", "0%]", "100%", "[",
+                                "0%]", "100%", "[", "0%]", "100%", "[100%]", "100%", "[",
                                 "0%]", "detected"]
     # the baseline of the first missed source is off the clip (one of one counted), the third
     # source's onset too: not counted at all
-    assert lines[4].split() == ["2", "50%", "[", "0%]", "0%", "[", "0%]", "50%", "[", "0%]",
+    assert lines[5].split() == ["2", "50%", "[", "0%]", "0%", "[", "0%]", "50%", "[", "0%]",
+                                "50%", "[", "0%]", "0%", "[", "0%]", "50%", "[", "0%]",
                                 "missed:", "x"]
+
+
+def _response(w: np.ndarray, az: float, el: float) -> float:
+    a, e = np.deg2rad(az), np.deg2rad(el)
+    return float(w @ [1.0, np.sin(a) * np.cos(e), np.sin(e), np.cos(a) * np.cos(e)])
+
+
+def test_beam_weights_look_at_the_source_and_null_the_others(ms):
+    look, nulls = (30.0, 10.0), [(150.0, 0.0), (-90.0, 20.0), (0.0, -60.0)]
+    w = ms.beam_weights(look, nulls)
+    assert _response(w, *look) == pytest.approx(1.0, abs=0.01)
+    for v in nulls:
+        assert abs(_response(w, *v)) < 0.01
+    # without nulls: the cardioid toward the source, (1 + cos) / 2 of a plane wave
+    plain = ms.beam_weights(look, [])
+    assert _response(plain, *look) == pytest.approx(1.0, abs=0.01)
+    assert _response(plain, 210.0, -10.0) == pytest.approx(0.0, abs=0.01)
+    cos = float(_vec(30.0, 10.0) @ _vec(150.0, 10.0))
+    assert _response(plain, 150.0, 10.0) == pytest.approx((1.0 + cos) / 2.0, abs=0.01)
+    # a null within 40 deg of the look direction is left out, a fourth one too
+    np.testing.assert_allclose(ms.beam_weights(look, [(50.0, 10.0)]), plain)
+    np.testing.assert_allclose(ms.beam_weights(look, [*nulls, (100.0, 0.0)]), w)
+
+
+def _plane(rng, az: float, el: float, power: np.ndarray, n_bins: int) -> np.ndarray:
+    """(4, frames, bins) spectra of a plane wave from (az, el) with Gaussian bins of the
+    given power per frame."""
+    a, e = np.deg2rad(az), np.deg2rad(el)
+    gains = np.array([1.0, np.sin(a) * np.cos(e), np.sin(e), np.cos(a) * np.cos(e)])
+    s = rng.standard_normal((len(power), n_bins)) + 1j * rng.standard_normal((len(power), n_bins))
+    return gains[:, None, None] * (np.sqrt(power / 2.0)[:, None] * s)[None]
+
+
+def test_beam_evidence_finds_an_onset_only_the_nulled_beam_sees(ms):
+    rng = np.random.default_rng(5)
+    n, n_bins, on = 200, 64, 100  # 4 s at 50 frames a second; the source from 2.0 s
+    src = np.where(np.arange(n) >= on, 1.0, 0.0)
+    # a source 120 deg away bursting 30 dB above it every fifth frame, silent between
+    loud = np.where(np.arange(n) % 5 == 0, 1000.0, 0.0)
+    floor = 0.01 * (rng.standard_normal((4, n, n_bins)) + 1j * rng.standard_normal((4, n, n_bins)))
+    spec = (_plane(rng, 30.0, 0.0, src, n_bins) + _plane(rng, 150.0, 0.0, loud, n_bins)
+            + floor).astype(np.complex64)
+    bins = {"spec": spec, "n_prev": 2}
+    truth = {"azimuth_deg": 30.0, "elevation_deg": 0.0, "onset_s": 2.0, "offset_s": 4.0}
+    other = {"azimuth_deg": 150.0, "elevation_deg": 0.0, "onset_s": 0.0, "offset_s": 4.0}
+    # the cardioid passes the bursts at -12 dB, still above the source; W all of them
+    assert ms.beam_evidence(truth, [other], bins, FR) == (1, 0, 0)
+    assert ms.beam_evidence(truth, [other], bins, FR, shift_s=-0.5) == (0, 0, 0)
+    # the other source ends long before: no null, and no beam marks the onset
+    gone = dict(other, offset_s=0.5)
+    assert ms.beam_evidence(truth, [gone], bins, FR) == (0, 0, 0)
+    # off the clip
+    assert ms.beam_evidence(dict(truth, onset_s=0.02), [other], bins, FR) is None
+    assert ms.beam_evidence(dict(truth, onset_s=3.95), [other], bins, FR) is None
+
+
+def test_beam_flux_counts_bins_rising_over_their_previous_frames(ms):
+    spec = np.ones((4, 6, 10), np.complex64)
+    spec[:, 3, :4] = 3.0  # 9x the power in 4 of 10 bins; 2x (not 4x) in the next frame
+    spec[:, 4, :4] = np.sqrt(2.0 * (9.0 + 1.0) / 2.0)
+    flux = ms.beam_flux(spec, np.eye(4)[0], 2)
+    np.testing.assert_allclose(flux, [0, 0, 0, 0.4, 0, 0])
 
 
 def test_the_evidence_run_accounts_for_every_source_of_multi_source_clips():
