@@ -292,13 +292,13 @@ def _steering(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
 def beam_weights(look: tuple[float, float], nulls: list[tuple[float, float]], *,
                  reg: float = 1e-3) -> np.ndarray:
     """Real weights over W, Y, Z, X of the least-norm first-order beam with gain 1 toward
-    ``look`` and 0 toward each of ``nulls`` (azimuth, elevation in degrees; at most three,
-    those within :data:`BEAM_NULL_MIN_DEG` of ``look`` left out), ``reg`` loading the
+    ``look`` and 0 toward each of ``nulls`` (azimuth, elevation in degrees; those within
+    :data:`BEAM_NULL_MIN_DEG` of ``look`` left out, then the first three), ``reg`` loading the
     constraints' Gram matrix.  Without nulls it is the cardioid toward ``look``."""
     d = [_steering(*look)]
-    for v in nulls[:3]:
+    for v in nulls:
         dv = _steering(*v)
-        if np.dot(d[0][1:], dv[1:]) < np.cos(np.deg2rad(BEAM_NULL_MIN_DEG)):
+        if len(d) < 4 and np.dot(d[0][1:], dv[1:]) < np.cos(np.deg2rad(BEAM_NULL_MIN_DEG)):
             d.append(dv)
     c = np.stack(d, axis=1)
     gains = np.zeros(c.shape[1])
@@ -341,8 +341,9 @@ def beam_evidence(truth: dict, others: list[dict], bins: dict, frame_rate: float
     beam-flux frames within :data:`BEAM_WINDOW_S` of it.
 
     Three beams: toward the source with nulls toward the ``others`` playing within
-    :data:`BEAM_NULL_S` of its onset (their true directions then: an oracle of where the
-    louder sources are), the same beam without nulls, and W alone."""
+    :data:`BEAM_NULL_S` of its true onset (their true directions ``shift_s`` later: an
+    oracle of where the other sources are; the baseline keeps the same sources), the
+    cardioid toward it, and W alone."""
     spec = bins["spec"]
     n_frames, n_prev = spec.shape[1], bins["n_prev"]
     t_on = truth["onset_s"] + shift_s
@@ -360,7 +361,7 @@ def beam_evidence(truth: dict, others: list[dict], bins: dict, frame_rate: float
     for w in (beam_weights(look, near), beam_weights(look, []), np.eye(4)[0]):
         flux = beam_flux(spec[:, lo - n_prev:hi], w, n_prev)[n_prev:]
         peak = flux[a - lo:b - lo].max()
-        marks.append(int(np.mean(flux >= peak) <= BEAM_TOP and peak > 0))
+        marks.append(int(np.mean(flux >= peak) <= BEAM_TOP))
     return tuple(marks)
 
 

@@ -205,41 +205,61 @@ def test_beam_weights_look_at_the_source_and_null_the_others(ms):
     assert _response(plain, 210.0, -10.0) == pytest.approx(0.0, abs=0.01)
     cos = float(_vec(30.0, 10.0) @ _vec(150.0, 10.0))
     assert _response(plain, 150.0, 10.0) == pytest.approx((1.0 + cos) / 2.0, abs=0.01)
-    # a null within 40 deg of the look direction is left out, a fourth one too
+    # a null within 40 deg of the look direction is left out (taking no place of the three),
+    # a fourth one too
     np.testing.assert_allclose(ms.beam_weights(look, [(50.0, 10.0)]), plain)
+    np.testing.assert_allclose(ms.beam_weights(look, [(50.0, 10.0), *nulls]), w)
     np.testing.assert_allclose(ms.beam_weights(look, [*nulls, (100.0, 0.0)]), w)
 
 
-def _plane(rng, az: float, el: float, power: np.ndarray, n_bins: int) -> np.ndarray:
+def _plane(rng, az: float, el: float, power: np.ndarray, n_bins: int, *,
+           steady: bool = False) -> np.ndarray:
     """(4, frames, bins) spectra of a plane wave from (az, el) with Gaussian bins of the
-    given power per frame."""
+    given power per frame (``steady``: every bin exactly that power, random phases)."""
     a, e = np.deg2rad(az), np.deg2rad(el)
     gains = np.array([1.0, np.sin(a) * np.cos(e), np.sin(e), np.cos(a) * np.cos(e)])
-    s = rng.standard_normal((len(power), n_bins)) + 1j * rng.standard_normal((len(power), n_bins))
+    shape = (len(power), n_bins)
+    if steady:
+        s = np.sqrt(2.0) * np.exp(2j * np.pi * rng.random(shape))
+    else:
+        s = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
     return gains[:, None, None] * (np.sqrt(power / 2.0)[:, None] * s)[None]
 
 
 def test_beam_evidence_finds_an_onset_only_the_nulled_beam_sees(ms):
     rng = np.random.default_rng(5)
-    n, n_bins, on = 200, 64, 100  # 4 s at 50 frames a second; the source from 2.0 s
+    n, n_bins, on = 200, 64, 100  # 4 s at 50 frames a second; the source from frame 100
+    # a steady source: only its first frame rises
     src = np.where(np.arange(n) >= on, 1.0, 0.0)
     # a source 120 deg away bursting 30 dB above it every fifth frame, silent between
     loud = np.where(np.arange(n) % 5 == 0, 1000.0, 0.0)
     floor = 0.01 * (rng.standard_normal((4, n, n_bins)) + 1j * rng.standard_normal((4, n, n_bins)))
-    spec = (_plane(rng, 30.0, 0.0, src, n_bins) + _plane(rng, 150.0, 0.0, loud, n_bins)
-            + floor).astype(np.complex64)
+    spec = (_plane(rng, 30.0, 0.0, src, n_bins, steady=True)
+            + _plane(rng, 150.0, 0.0, loud, n_bins) + floor).astype(np.complex64)
     bins = {"spec": spec, "n_prev": 2}
     truth = {"azimuth_deg": 30.0, "elevation_deg": 0.0, "onset_s": 2.0, "offset_s": 4.0}
     other = {"azimuth_deg": 150.0, "elevation_deg": 0.0, "onset_s": 0.0, "offset_s": 4.0}
     # the cardioid passes the bursts at -12 dB, still above the source; W all of them
     assert ms.beam_evidence(truth, [other], bins, FR) == (1, 0, 0)
     assert ms.beam_evidence(truth, [other], bins, FR, shift_s=-0.5) == (0, 0, 0)
+    # the frames -1..+4 of the onset: frame 100 is in them for true onsets at frames 96-101
+    for frame, marked in ((95, 0), (96, 1), (101, 1), (102, 0)):
+        at = dict(truth, onset_s=frame / FR)
+        assert ms.beam_evidence(at, [other], bins, FR)[0] == marked, frame
     # the other source ends long before: no null, and no beam marks the onset
     gone = dict(other, offset_s=0.5)
     assert ms.beam_evidence(truth, [gone], bins, FR) == (0, 0, 0)
-    # off the clip
-    assert ms.beam_evidence(dict(truth, onset_s=0.02), [other], bins, FR) is None
-    assert ms.beam_evidence(dict(truth, onset_s=3.95), [other], bins, FR) is None
+    # an onset at the clip's third frame: the flux of the stretch's first frames compares
+    # them with the frames before the stretch
+    early = (_plane(rng, 30.0, 0.0, np.where(np.arange(n) >= 3, 1.0, 0.0), n_bins, steady=True)
+             + floor).astype(np.complex64)
+    assert ms.beam_evidence(dict(truth, onset_s=3 / FR), [], {"spec": early, "n_prev": 2},
+                            FR) == (1, 1, 1)
+    # off the clip: the frame before the onset needs its two previous frames, the fourth
+    # after it must be in the clip
+    for frame, off in ((2, True), (3, False), (195, False), (196, True)):
+        got = ms.beam_evidence(dict(truth, onset_s=frame / FR), [other], bins, FR)
+        assert (got is None) == off, frame
 
 
 def test_beam_flux_counts_bins_rising_over_their_previous_frames(ms):
