@@ -348,8 +348,37 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
                                                    np.max(found[:, :3] @ p[:3]) < cos_sep)]
         if extra:
             found = np.concatenate([found, np.asarray(extra)])[: params.max_sources]
-    moving = moving_tracks(link_tracks(peaks, params), params)
-    return source_axes(found, moving, n_frames, window_frames, params)
+    tracks = link_tracks(peaks, params)
+    moving = moving_tracks(tracks, params)
+    axes = source_axes(found, moving, n_frames, window_frames, params)
+    return _with_track_axes(axes, tracks, moving, params)
+
+
+def _with_track_axes(axes: np.ndarray, tracks: list, moving: list,
+                     params: AnalysisParams) -> np.ndarray:
+    """``axes`` and, after them (the weakest for :func:`echo_axes`), a constant axis at each
+    stationary track of at least ``track_axis_windows`` windows (their weighted mean
+    direction) that lies ``track_axis_sep_deg`` or more from every axis' mean direction and
+    from the tracks taken before it, longest first."""
+    if params.track_axis_windows <= 0:
+        return axes
+    moved = {id(t) for t in moving}
+    cos_sep = np.cos(np.deg2rad(params.track_axis_sep_deg))
+    means = axes.sum(axis=1, dtype=np.float64)
+    dirs = [m / n for m, n in zip(means, np.linalg.norm(means, axis=1), strict=True) if n > 0]
+    extra: list[np.ndarray] = []
+    long = [t for t in tracks if id(t) not in moved and len(t.windows) >= params.track_axis_windows]
+    for tr in sorted(long, key=lambda t: -len(t.windows)):
+        v = np.sum(np.asarray(tr.vecs, np.float64) * np.asarray(tr.weights)[:, None], axis=0)
+        norm = np.linalg.norm(v)
+        if norm == 0 or any(float(v @ d) >= cos_sep * norm for d in dirs + extra):
+            continue
+        extra.append(v / norm)
+    if not extra:
+        return axes
+    add = np.broadcast_to(np.asarray(extra, np.float32)[:, None, :],
+                          (len(extra), axes.shape[1], 3))
+    return np.ascontiguousarray(np.concatenate([axes, add]), dtype=np.float32)
 
 
 def finish_clip(frames: dict, cones: np.ndarray, axes: np.ndarray, frame_iv: np.ndarray, *,

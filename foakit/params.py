@@ -128,6 +128,11 @@ class AnalysisParams:
     abs_active_dbfs: float = -60.0
     # events: a track follows peaks within this angle from window to window
     track_gate_deg: float = 30.0
+    # a stationary track of window peaks lasting at least this many windows, at least
+    # track_axis_sep_deg from every other axis, is a source's constant axis too (one the
+    # clip histogram outvotes: short, or under louder sources); 0 = off
+    track_axis_windows: int = 5
+    track_axis_sep_deg: float = 40.0
     track_max_gap_windows: int = 2
     # tracks lighter than this fraction of the heaviest are dropped (mixture bins between
     # overlapping sources and reflections make short, weak phantom tracks)
@@ -230,6 +235,8 @@ class AnalysisParams:
             ("window_s", self.window_s > 0),
             ("peak_rel", 0.0 < self.peak_rel <= 1.0),
             ("max_sources", self.max_sources >= 1),
+            ("track_axis_windows", self.track_axis_windows >= 0),
+            ("track_axis_sep_deg", 0.0 < self.track_axis_sep_deg <= 180.0),
             ("act_on_db", self.act_on_db >= self.act_off_db >= 0.0),
             ("min_event_s", self.min_event_s >= 0.0),
             ("merge_gap_s", self.merge_gap_s >= 0.0),
