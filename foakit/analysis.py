@@ -308,7 +308,8 @@ def clip_axes(peaks: np.ndarray, clip_hist: np.ndarray, clip_vsum: np.ndarray, n
               steady_vsum: np.ndarray | None = None, clip_psi: float = 1.0) -> np.ndarray:
     """Cone axes of one clip: peaks of its blurred onset-weighted clip histogram, then peaks
     of its plain energy histogram away from those (stationary sources), and moving tracks
-    linked from its window peaks.
+    linked from its window peaks; after them, constant axes at long stationary tracks away
+    from every other axis (``track_axis_windows``, :func:`_with_track_axes`).
 
     Parameters
     ----------

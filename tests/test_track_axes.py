@@ -57,6 +57,14 @@ def test_short_moving_or_close_tracks_add_nothing():
     assert len(_with_track_axes(axes, [_track(0.0, 8, el=50.0)], [], P)) == 2
 
 
+def test_a_moving_axis_is_compared_by_its_mean_direction_over_its_span():
+    moving = np.zeros((1, N_FRAMES, 3), np.float32)
+    for f, az in zip(range(60, 180), np.linspace(0.0, 60.0, 120), strict=True):
+        moving[0, f] = _vec(az)
+    assert _with_track_axes(moving, [_track(60.0, 8)], [], P) is moving  # 30 deg from 30
+    assert _azimuths(_with_track_axes(moving, [_track(80.0, 8)], [], P))[1:] == [80.0]
+
+
 def test_the_longest_of_close_tracks_is_taken_and_weights_set_its_direction():
     weighted = Track([0, 1, 2, 3, 4, 5], [_vec(a) for a in (100, 100, 100, 100, 140, 140)],
                      [1.0, 1.0, 1.0, 1.0, 2.0, 2.0])
