@@ -285,8 +285,9 @@ BEAM_NULL_MIN_DEG = 40.0
 
 def _steering(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
     """A plane wave's gains on W, Y, Z, X (ACN / SN3D)."""
-    a, e = np.deg2rad(azimuth_deg), np.deg2rad(elevation_deg)
-    return np.array([1.0, np.sin(a) * np.cos(e), np.sin(e), np.cos(a) * np.cos(e)])
+    from foakit.conventions import encode_plane_wave
+
+    return encode_plane_wave(np.ones(1), azimuth_deg, elevation_deg)[:, 0]
 
 
 def beam_weights(look: tuple[float, float], nulls: list[tuple[float, float]], *,
