@@ -130,8 +130,9 @@ class AnalysisParams:
     track_gate_deg: float = 30.0
     # a stationary track of window peaks lasting at least this many windows, at least
     # track_axis_sep_deg from every other axis, is a source's constant axis too (one the
-    # clip histogram outvotes: short, or under louder sources); 0 = off
-    track_axis_windows: int = 5
+    # clip histogram outvotes: short, or under louder sources); 0 = off, the default (5
+    # finds a few more sources of several and costs single-source rooms a phantom or two)
+    track_axis_windows: int = 0
     track_axis_sep_deg: float = 40.0
     track_max_gap_windows: int = 2
     # tracks lighter than this fraction of the heaviest are dropped (mixture bins between

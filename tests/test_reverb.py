@@ -165,10 +165,8 @@ def test_single_source_in_a_room_is_found_where_reflections_misled_the_energy_vo
     assert angular_distance(ev.azimuth_deg, ev.elevation_deg, src.azimuth_deg,
                             src.elevation_deg) < 20
     assert abs(ev.onset_s - src.onset_s) < 0.3
-    # the previous weighting (energy votes, no onset tests, no axes from window-peak tracks)
-    # points elsewhere on these clips
-    old = AnalysisParams(vote_whitening=0, event_onset_db=0, echo_share=0, clip_peak_rel=0.25,
-                         track_axis_windows=0)
+    # the previous weighting (energy votes, no onset tests) points elsewhere on these clips
+    old = AnalysisParams(vote_whitening=0, event_onset_db=0, echo_share=0, clip_peak_rel=0.25)
     prev = analyze_samples(x, scene.sample_rate, params=old)
     worst = max(angular_distance(e.azimuth_deg, e.elevation_deg, src.azimuth_deg,
                                  src.elevation_deg) for e in prev.events)
