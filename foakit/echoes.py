@@ -5,7 +5,8 @@ it; an independent source has onsets and a span of its own.  :func:`echo_axes` d
 axes before events are cut (used for reverberant clips, ``dry_psi``),
 :func:`drop_reflection_events` events after.  Between the two, :func:`bridge_pauses` keeps
 a stronger source's onset leaking into a cone (:func:`led_by_another`) from being bridged
-into the cone's own louder sound that follows.
+into the cone's own louder sound that follows, and :func:`cut_lead_ins` cuts other sources'
+reverberation from the start of a segment whose own sound starts later.
 """
 
 from __future__ import annotations
@@ -17,11 +18,21 @@ import numpy as np
 from .kernels.activity import segments
 from .params import AnalysisParams
 
-__all__ = ["PRECEDENCE_S", "bridge_pauses", "drop_reflection_events", "echo_axes",
-           "led_by_another"]
+__all__ = ["PRECEDENCE_S", "bridge_pauses", "cut_lead_ins", "drop_reflection_events",
+           "echo_axes", "led_by_another"]
 
 #: an onset more than this much earlier (s; half a frame at the default hop) is the direct sound
 PRECEDENCE_S = 0.01
+
+#: :func:`cut_lead_ins`: a segment whose frames -1..+4 hold at most ``LEAD_IN_MAX_BINS``
+#: onset bins each is a lead-in candidate; its own sound starts at a frame of at least
+#: ``LEAD_IN_ONSET_BINS``, ``LEAD_IN_MIN_S`` to ``LEAD_IN_REACH_S`` after the segment's
+#: start, judged by the mean in-cone energy of the ``LEAD_IN_HOLD_S`` from it
+LEAD_IN_MAX_BINS = 3
+LEAD_IN_ONSET_BINS = 5
+LEAD_IN_MIN_S = 0.3
+LEAD_IN_REACH_S = 3.5
+LEAD_IN_HOLD_S = 0.5
 
 
 class _Span(Protocol):
@@ -142,6 +153,59 @@ def bridge_pauses(act: np.ndarray, onset: np.ndarray, level: np.ndarray, *, max_
         for (a, b), d in zip(segs, drop, strict=True):
             if d:
                 act[k, a:b] = 0
+
+
+def cut_lead_ins(act: np.ndarray, cones: np.ndarray, *, frame_rate: float,
+                 least_db: float) -> None:
+    """Start (in place) each segment that opens on a weak lead-in at its own sound.
+
+    Other sources' reverberation fills a cone with sound of no onsets of its own; when it
+    is loud enough to be active just before the cone's own source starts, the onset support
+    keeps it (a rising bin or a stray onset bin there is enough) and the event is dated
+    seconds early.  A segment whose frames -1..+4 hold at most :data:`LEAD_IN_MAX_BINS`
+    onset bins each, and which reaches a frame of at least :data:`LEAD_IN_ONSET_BINS` from
+    :data:`LEAD_IN_MIN_S` to :data:`LEAD_IN_REACH_S` after its start whose next
+    :data:`LEAD_IN_HOLD_S` (within the segment) carry a mean in-cone energy at least
+    ``least_db`` above the mean of all the segment's frames before it, starts at the first
+    such frame that is not :func:`led_by_another` (another source's onset leaking into the
+    cone is not its own sound).
+
+    Parameters
+    ----------
+    act : ndarray [shape=(n_tracks, n_frames), dtype=uint8]
+        Each cone's segments, pauses bridged.
+    cones : ndarray [shape=(n_tracks, n_frames, CONE_CHANNELS)]
+        :func:`foakit.kernels.cone.cone_energy` output: the in-cone energy (channel 3), the
+        onset bins' energy (channel 4) and number (channel 8) per frame; without channel 8
+        nothing is cut.
+    frame_rate : float
+        Frames per second.
+    least_db : float
+        How much louder the sound must be than its lead-in; 0 cuts nothing.
+    """
+    if least_db <= 0 or cones.shape[2] <= 8:
+        return
+    lo = max(1, int(round(LEAD_IN_MIN_S * frame_rate)))
+    reach = int(round(LEAD_IN_REACH_S * frame_rate))
+    hold = max(1, int(round(LEAD_IN_HOLD_S * frame_rate)))
+    ratio = 10.0 ** (least_db / 10.0)
+    for k in range(len(act)):
+        bins = cones[k, :, 8]
+        for a, b in segments(act[k]):
+            a, b = int(a), int(b)
+            if float(bins[max(0, a - 1):a + 5].max()) > LEAD_IN_MAX_BINS:
+                continue
+            cum = np.concatenate([[0.0], np.cumsum(cones[k, a:min(b, a + reach + hold), 3],
+                                                   dtype=np.float64)])
+            for t in range(a + lo, min(b, a + reach)):
+                if bins[t] < LEAD_IN_ONSET_BINS or led_by_another(cones[..., 4], k, t, t + 1):
+                    continue
+                end = min(b, t + hold)
+                before = cum[t - a] / (t - a)
+                after = (cum[end - a] - cum[t - a]) / (end - t)
+                if after >= ratio * before:
+                    act[k, a:t] = 0
+                    break
 
 
 def drop_reflection_events(events: list[E], params: AnalysisParams) -> list[E]:

@@ -10,15 +10,16 @@
    reverberation of every source leaks into every cone, so a segment must start with an
    onset of its own (energy in onset bins inside the cone, within ``event_onset_db`` of the
    cone's loud level); it is cut back to its first such onset (to where the cone's level
-   starts climbing into it, for a soft attack: ``onset_ramp_s``), or dropped when it has none.
-   A source that starts under louder ones rises less above the sound already in its bins:
-   a segment with an onset starts earlier where its cone's bins rose by the lower
+   starts climbing into it, for a soft attack: ``onset_ramp_s``), or dropped when it has
+   none.  A source that starts under louder ones rises less above the sound already in its
+   bins: a segment with an onset starts earlier where its cone's bins rose by the lower
    ``rise_onset_ratio`` and carry more such energy than any other cone around that frame
    (:func:`rising_onsets`).  Another source's leakage ahead of a louder segment of a cone is
-   dropped, not bridged into it (:func:`foakit.echoes.bridge_pauses`).  Axes whose onsets
+   dropped, not bridged into it (:func:`foakit.echoes.bridge_pauses`), and so is
+   reverberation opening a segment (:func:`foakit.echoes.cut_lead_ins`).  Axes whose onsets
    mostly coincide with a stronger axis's onsets (the same or the next frame) are
-   reflections and dropped first (:func:`echo_axes`), and of events from
-   different directions with nearly the same onset (``echo_event_onset_s``) and span
+   reflections and dropped first (:func:`echo_axes`), and of events from different
+   directions with nearly the same onset (``echo_event_onset_s``) and span
    (``echo_event_iou``) only the earliest (precedence), else the most confident, stays.
    These tests are for reverberant clips only (``dry_psi``).
 3. **Direction**: of a stationary source (a clip-histogram peak), where the onset bins
@@ -50,7 +51,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .conventions import direction_to_vector, vector_to_direction
-from .echoes import bridge_pauses, drop_reflection_events, echo_axes
+from .echoes import bridge_pauses, cut_lead_ins, drop_reflection_events, echo_axes
 from .kernels.activity import clean_activity, cone_levels, hysteresis, segments
 from .params import AnalysisParams
 
@@ -91,8 +92,7 @@ class Event:
     # per-frame motion test (foakit.sources.label_frame_motion) looks around it; not output
     peak_axis: np.ndarray | None = field(default=None, repr=False, compare=False,
                                          metadata={"output": False})
-    # the index of the cone it came from (foakit.sources.label_frame_motion reads its onset
-    # bins); not output
+    # its cone's index (foakit.sources.label_frame_motion reads its onset bins); not output
     cone: int | None = field(default=None, repr=False, compare=False, metadata={"output": False})
 
     def to_dict(self) -> dict:
@@ -398,8 +398,8 @@ def events_from_cones(
     ----------
     cones : ndarray [shape=(n_tracks, n_frames, CONE_CHANNELS)]
         :func:`foakit.kernels.cone.cone_energy` output (a 4-channel array without onset
-        energies skips the onset support, one without the onset bins' unit-vector sums the
-        onset directions, one without the rising bins' energy the rising-bin starts).
+        energies skips the onset support, one without the onset bins' sums and number the
+        onset directions and lead-in cuts, one without the rising bins' the rising starts).
     axes : ndarray [shape=(n_tracks, n_frames, 3)]
         Cone axes (zero outside a track's span).
     frame_active : ndarray [shape=(n_frames,), dtype=bool]
@@ -419,8 +419,7 @@ def events_from_cones(
     if n_tracks == 0:
         return []
     tiny = 1e-20
-    level, span, ref, noise_a = cone_level_db(cones, axes, frame_active,
-                                              power_scale=power_scale)
+    level, span, ref, noise_a = cone_level_db(cones, axes, frame_active, power_scale=power_scale)
     on = np.empty(n_tracks, dtype=np.float32)
     off = np.empty(n_tracks, dtype=np.float32)
     noise = noise_a.tolist()
@@ -447,6 +446,7 @@ def events_from_cones(
                            ramp=ramp, ramp_db=params.onset_ramp_db,
                            early=None if early is None else early[k])
         bridge_pauses(act, cones[..., 4], lv, max_gap=gap, least_db=params.leak_precursor_db)
+        cut_lead_ins(act, cones, frame_rate=frame_rate, least_db=params.lead_in_db)
         gap = 0  # bridged
     clean_activity(act, n_valid, gap, min_len)
     events: list[Event] = []

@@ -180,6 +180,12 @@ class AnalysisParams:
     # as faint, and no pause is bridged across its place: bridged, the leakage would date
     # the louder sound that follows it (foakit.echoes.bridge_pauses); 0 = off
     leak_precursor_db: float = 10.0
+    # a segment that starts with next to no onset bins in its cone and, within a few
+    # seconds, reaches a frame of many whose next half second is at least this many dB
+    # louder than all of the segment before it starts at that frame: what came before is
+    # other sources' reverberation in the cone, not this sound (foakit.echoes.cut_lead_ins);
+    # 0 = off
+    lead_in_db: float = 15.0
     # a source starting under louder ones rises less above the sound already in its bins:
     # a segment with an onset starts at the first frame where its cone's bins that rose by
     # this factor (over onset_frames, as onset_ratio) carry energy within event_onset_db of
@@ -251,6 +257,7 @@ class AnalysisParams:
             ("onset_ramp_db", self.onset_ramp_db > 0.0),
             ("rise_onset_ratio", self.rise_onset_ratio >= 0.0),
             ("leak_precursor_db", self.leak_precursor_db >= 0.0),
+            ("lead_in_db", self.lead_in_db >= 0.0),
             ("start_min_confidence", 0.0 <= self.start_min_confidence <= 1.0),
             ("echo_share", 0.0 <= self.echo_share <= 1.0),
             ("onset_direction_bins", self.onset_direction_bins >= 0),

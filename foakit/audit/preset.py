@@ -13,8 +13,9 @@ __all__ = ["AUDIT_PARAMS"]
 #: "Defaults"); 0.4 s DOA windows are 4 STARSS label frames, and the onset-bin and
 #: frame-DOA motion tests, which no audit check reads, are off, as are the soft-attack ramp
 #: and the rising-bin starts of the events (the onset checks are calibrated on starts at
-#: the onset frame) and the dropping of faint events from the clip's first frames and of
-#: leakage ahead of louder sounds (the checks are calibrated with them).
+#: the onset frame) and the dropping of faint events from the clip's first frames, of
+#: leakage ahead of louder sounds and of weak lead-ins (the checks are calibrated with
+#: them).
 AUDIT_PARAMS = AnalysisParams(
     smooth_frames=5,
     psi_max=0.5,
@@ -36,5 +37,6 @@ AUDIT_PARAMS = AnalysisParams(
     onset_ramp_s=0.0,
     rise_onset_ratio=0.0,
     leak_precursor_db=0.0,
+    lead_in_db=0.0,
     start_min_confidence=0.0,
 )
