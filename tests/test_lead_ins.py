@@ -91,9 +91,7 @@ def test_a_segment_that_starts_on_onset_bins_of_its_own_is_kept(frame, bins, cut
 @pytest.mark.parametrize(("at", "cut"), [(START + MIN - 1, False), (START + MIN, True),
                                          (START + REACH - 1, True), (START + REACH, False)])
 def test_the_onset_is_sought_from_lead_in_min_s_to_lead_in_reach_s(at, cut):
-    act, cones = _cone(at=at)
-    cones[0, STOP - 1, 3] = 1.0  # the segment must reach past the reach
-    act = _cut(act, cones)
+    act = _cut(*_cone(at=at))
     assert _start(act) == (at if cut else START)
 
 
@@ -118,9 +116,10 @@ def test_the_sound_is_judged_over_lead_in_hold_s_within_the_segment():
     act, cones = _cone(jump_db=20.0)
     cones[0, AT + 1:STOP, 3] = 1.0  # one loud frame: 1/HOLD of the hold is loud
     assert _start(_cut(act, cones)) == START
-    act, cones = _cone(jump_db=20.0)
-    cones[0, AT + HOLD - 1:STOP, 3] = 1.0  # all but the last frame of the hold is loud
-    assert _start(_cut(act, cones)) == AT
+    for frame, cut in ((AT + HOLD - 1, True), (AT + HOLD, False)):
+        act, cones = _cone(jump_db=0.0)
+        cones[0, frame, 3] = 1.0e3  # one very loud frame: the last of the hold, or the next
+        assert _start(_cut(act, cones)) == (AT if cut else START)
     act, cones = _cone(jump_db=16.0)
     act[0, AT + 2:] = 0  # the segment ends two frames in: the mean of those two
     cones[0, AT + 1, 3] = 1.0
@@ -159,6 +158,16 @@ def test_cones_without_onset_bin_numbers_are_left_alone():
     act, cones = _cone()
     _cut(act, cones[..., :8])
     assert _start(act) == START
+    assert _start(_cut(act, np.ascontiguousarray(cones[..., :9]))) == AT
+
+
+def test_a_segment_from_the_clips_first_frame():
+    act, cones = _cone()
+    act[0, :START] = 1
+    cones[0, :START, 3] = 1.0
+    assert _start(_cut(act.copy(), cones)) == AT
+    cones[0, 4, 8] = LEAD_IN_MAX_BINS + 1  # frame 4 is the start's: its own onset
+    assert _start(_cut(act.copy(), cones)) == 0
 
 
 def test_lead_in_db_is_validated_and_the_audits_run_without_it():
