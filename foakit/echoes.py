@@ -195,10 +195,13 @@ def cut_lead_ins(act: np.ndarray, cones: np.ndarray, *, frame_rate: float,
             a, b = int(a), int(b)
             if float(bins[max(0, a - 1):a + 5].max()) > LEAD_IN_MAX_BINS:
                 continue
+            hits = np.flatnonzero(bins[a + lo:min(b, a + reach)] >= LEAD_IN_ONSET_BINS)
+            if not len(hits):
+                continue
             cum = np.concatenate([[0.0], np.cumsum(cones[k, a:min(b, a + reach + hold), 3],
                                                    dtype=np.float64)])
-            for t in range(a + lo, min(b, a + reach)):
-                if bins[t] < LEAD_IN_ONSET_BINS or led_by_another(cones[..., 4], k, t, t + 1):
+            for t in (a + lo + hits).tolist():
+                if led_by_another(cones[..., 4], k, t, t + 1):
                     continue
                 end = min(b, t + hold)
                 before = cum[t - a] / (t - a)
