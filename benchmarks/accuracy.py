@@ -27,6 +27,7 @@ Detection is also broken down by what each source plays: its synthetic family, o
                                   [--moving 0.0] [--skip-anechoic] [--real-sources]
     python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
                                   [--role all|tuned|held-out|room-model] [--param KEY=VALUE ...]
+                                  [--corpus fan|plain] [--seed-offset N]
 
 ``--sets`` runs the twelve sets of :data:`SETS` (two the thresholds were chosen on, four
 more tuned ones whose floor and ceiling differ, ``ism-surfaces`` and
@@ -41,7 +42,10 @@ labels (elevation, azimuth, onset, span) the SO-Bench audit flags, the share of 
 labels and clean STARSS sources flagged, and the corrupted STARSS sources flagged.
 ``--role tuned`` runs the tuned sets alone, so a setting can be chosen without the held-out
 figures in sight; ``--role held-out`` then measures it (``--role room-model``: the three sets of
-the other room model alone).
+the other room model alone). Every decision measured on the held-out sets makes them a little
+less held out; ``--seed-offset N`` renders each set from its seed + N (the same engines, rates,
+sizes and corpus, other rooms and scenes), so a setting can be measured once more on scenes
+no one has looked at.
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
 reported on other seeds and ``--engine pyroomacoustics`` sets.
@@ -355,13 +359,18 @@ ROLES = {"all": ("tuned", "held out", "other room model"), "tuned": ("tuned",),
 MEASURED = ("held out", "other room model")
 
 
-def sets_of(role: str = "all") -> dict:
+def sets_of(role: str = "all", seed_offset: int = 0) -> dict:
     """The :data:`SETS` whose role ``--role`` ``role`` runs (a key of :data:`ROLES`), as
-    :class:`SetSpec` (a plain tuple of its first five fields is read as one)."""
+    :class:`SetSpec` (a plain tuple of its first five fields is read as one), each seed moved
+    by ``seed_offset`` (other rooms and scenes of the same engines, rates and sizes: an
+    offset no setting was chosen on measures a setting on scenes nobody has looked at)."""
     if role not in ROLES:
         raise ValueError(f"{role=} is not one of {', '.join(ROLES)}")
+    if seed_offset < 0:
+        raise ValueError(f"{seed_offset=} must be >= 0")
     specs = {name: SetSpec(*s) for name, s in SETS.items()}
-    return {name: s for name, s in specs.items() if s.role in ROLES[role]}
+    return {name: s._replace(seed=s.seed + seed_offset) for name, s in specs.items()
+            if s.role in ROLES[role]}
 
 
 def by_family(matches) -> dict[str, tuple[int, int]]:
@@ -465,13 +474,19 @@ def _moving(matches, *, moving: bool = True) -> tuple[int, int, int]:
     return len(group), len(det), right
 
 
+def bar_figures(s: dict) -> dict[str, float]:
+    """The figures a :data:`CORPORA` bar judges, from a :func:`foakit.evaluate.summarise`
+    dict that also holds its ``matches`` (NaN where a figure has nothing to count)."""
+    mv, det, right = _moving(s["matches"])
+    return {"detected": s["detection_rate"], "azimuth": s["azimuth_within_tol"],
+            "elevation": s["elevation_within_tol"], "count": s["exact_count_rate"],
+            "moving_detected": det / mv if mv else float("nan"),
+            "motion_label": right / det if det else float("nan")}
+
+
 def bar_line(s: dict, bar: dict) -> str:
     """One line of each figure of a pooled group against ``bar`` (a :data:`CORPORA` bar)."""
-    mv, det, right = _moving(s["matches"])
-    got = {"detected": s["detection_rate"], "azimuth": s["azimuth_within_tol"],
-           "elevation": s["elevation_within_tol"], "count": s["exact_count_rate"],
-           "moving_detected": det / mv if mv else float("nan"),
-           "motion_label": right / det if det else float("nan")}
+    got = bar_figures(s)
     parts = []
     for k, want in bar.items():
         v = got[k]
@@ -481,13 +496,92 @@ def bar_line(s: dict, bar: dict) -> str:
     return "    against the bar: " + ", ".join(parts)
 
 
+def clip_intervals(clips: list[tuple[list, tuple]], *, n_boot: int = 1000, level: float = 0.95,
+                   seed: int = 0) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of the :func:`bar_figures` over ``n_boot`` resamplings of the
+    clips with replacement (each clip's true sources and its count stay together: the
+    sources of one room are not independent draws).
+
+    Parameters
+    ----------
+    clips : list of (matches, (true count, estimated count))
+        One entry per clip, its :class:`foakit.evaluate.TruthMatch` list and count pair.
+    n_boot : int
+        Resamplings (>= 1).
+    level : float
+        Central share of the resampled figures the interval holds (0 < level < 1).
+    seed : int
+        Seed of the resampling (the same clips give the same interval).
+
+    Returns
+    -------
+    dict
+        Figure name -> (low, high) fractions; (nan, nan) where no resampling has anything
+        to count for it.
+    """
+    from foakit.evaluate import summarise
+
+    if n_boot < 1:
+        raise ValueError(f"{n_boot=} must be >= 1")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"{level=} must be between 0 and 1")
+    if not clips:
+        raise ValueError("clip_intervals needs at least one clip")
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {}
+    for _ in range(n_boot):
+        pick = rng.integers(0, len(clips), len(clips))
+        matches = [m for i in pick for m in clips[i][0]]
+        s = summarise(matches, [clips[i][1] for i in pick])
+        s["matches"] = matches
+        for k, v in bar_figures(s).items():
+            draws.setdefault(k, []).append(v)
+    tail = 50.0 * (1.0 - level)
+    out = {}
+    for k, v in draws.items():
+        v = np.asarray(v, float)
+        v = v[~np.isnan(v)]
+        out[k] = ((float(np.percentile(v, tail)), float(np.percentile(v, 100.0 - tail)))
+                  if v.size else (float("nan"), float("nan")))
+    return out
+
+
+def interval_line(intervals: dict[str, tuple[float, float]], bar: dict, *, level: float = 0.95,
+                  n_boot: int = 1000) -> str:
+    """The :func:`clip_intervals` of the figures ``bar`` judges (made with ``level`` and
+    ``n_boot``), and the figures whose bar lies inside its interval (a verdict the clips' draw
+    could turn)."""
+    parts, close = [], []
+    for k, want in bar.items():
+        lo, hi = intervals.get(k, (float("nan"), float("nan")))
+        name = k.replace("_", " ")
+        if np.isnan(lo):
+            parts.append(f"{name} -")
+            continue
+        parts.append(f"{name} {lo:.1%}-{hi:.1%}")
+        if lo <= want <= hi:
+            close.append(name)
+    return (f"    {level:.0%} interval over the clips ({n_boot} resamplings): " + ", ".join(parts)
+            + "; the bar inside the interval: " + (", ".join(close) if close else "none"))
+
+
+def _by_clip(s: dict) -> list[tuple[list, tuple]]:
+    """A :func:`reverberant` result's matches grouped by clip (``audio_path`` is the clip's
+    index there), each with the clip's count pair, in clip order."""
+    groups: dict[str, list] = {str(i): [] for i in range(len(s["counts"]))}
+    for m in s["matches"]:
+        groups[m.audio_path].append(m)
+    return [(groups[str(i)], c) for i, c in enumerate(s["counts"])]
+
+
 def run_sets(moving: float | None = None, params=None, real: RealSources | None = None,
-             role: str = "all", corpus: str = "fan") -> None:
+             role: str = "all", corpus: str = "fan", seed_offset: int = 0) -> None:
     """The sets of :data:`SETS` rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is
     ``--fan 0.5 --yaw --sources 1 4 --rt60 0.2 0.9``), one line each, then the tuned and the
     held-out ones pooled by role, each held-out role against the corpus's bar; ``moving``: the
     share of moving sources (None: the corpus's); with ``real``, the same scenes with recorded
-    source signals; ``role``: only the sets of :func:`sets_of`."""
+    source signals; ``role``: only the sets of :func:`sets_of`; ``seed_offset``: every set's
+    seed moved by it (:func:`sets_of`)."""
     from foakit.evaluate import summarise
 
     if corpus not in CORPORA:
@@ -498,8 +592,9 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
     summed = ("unmatched_events", "count_over", "count_under", "count_under_undetected",
               "fan_clips", "fan_found", "no_fan_clips", "background_without_fan")
     print(f"{c['title']}; a share {moving:g} of the sources moving"
-          + ("; recorded source signals" if real else "") + "):")
-    for name, (engine, seed, clips, rate, group, duration) in sets_of(role).items():
+          + ("; recorded source signals" if real else "")
+          + (f"; every seed + {seed_offset}" if seed_offset else "") + "):")
+    for name, (engine, seed, clips, rate, group, duration) in sets_of(role, seed_offset).items():
         s = reverberant(clips, seed, engine, params=params, rt60=c["rt60"], rate=rate,
                         duration=duration, sources=c["sources"], fan=c["fan"], yaw=c["yaw"],
                         moving=moving, real=real)
@@ -508,6 +603,7 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
         p = pooled.setdefault(group, dict.fromkeys(("matches", "counts"), ()))
         for k in ("matches", "counts"):
             p[k] = [*p[k], *s[k]]
+        p["per_clip"] = [*p.get("per_clip", ()), *_by_clip(s)]
         for k in summed:
             p[k] = p.get(k, 0) + s[k]
     for group, p in pooled.items():
@@ -522,6 +618,7 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
                 for k, (w, n, e) in surfaces.items()))
         if group in MEASURED:
             print(bar_line(s, c["bar"]))
+            print(interval_line(clip_intervals(p["per_clip"]), c["bar"]))
 
 
 #: Label fields the SO-Bench error injector corrupts
@@ -616,20 +713,22 @@ def _audit_line(name: str, a: dict) -> str:
 
 
 def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None,
-               role: str = "all") -> None:
-    """:func:`audit_set` on each set of :data:`SETS` (``role``: those of :func:`sets_of`), then
-    the tuned and held-out ones pooled (with ``real``, the corpora's sources are
-    recordings)."""
+               role: str = "all", seed_offset: int = 0) -> None:
+    """:func:`audit_set` on each set of :data:`SETS` (``role``, ``seed_offset``: as
+    :func:`sets_of`), then the tuned and held-out ones pooled (with ``real``, the corpora's
+    sources are recordings)."""
     import shutil
     import tempfile
 
     print("label audits on corpora written with each set's settings (SNR 8-20 dB; bars: "
           "corrupted elevation labels flagged >= 70 %, clean labels flagged <= 5 %, clean "
-          "STARSS sources flagged <= 2 %):")
+          "STARSS sources flagged <= 2 %" + (f"; every seed + {seed_offset}" if seed_offset
+                                             else "") + "):")
     tmp = tempfile.mkdtemp(prefix="foakit_accuracy_audits_")
     pooled: dict[str, dict] = {}
     try:
-        for name, (engine, seed, clips, rate, group, duration) in sets_of(role).items():
+        for name, (engine, seed, clips, rate, group, duration) in sets_of(
+                role, seed_offset).items():
             a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params,
                           real=real, duration=duration)
             print(_audit_line(name, a) + f"  [{group}]", flush=True)
@@ -710,6 +809,10 @@ def main() -> int:
                     help="with --sets: run only the tuned sets (choosing a setting), only "
                          "the held-out ones (measuring it) or only those of the room model "
                          "never tuned on; default all")
+    ap.add_argument("--seed-offset", type=int, default=0, metavar="N",
+                    help="with --sets: every set's seed + N (the same engines, rates and "
+                         "sizes, other rooms and scenes: with an N no setting was chosen on, "
+                         "a measurement on scenes nobody has looked at); default 0")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
     ap.add_argument("--real-sources", action="store_true",
@@ -727,18 +830,23 @@ def main() -> int:
     params = analysis_params(args.param)
     if args.audits and not args.sets:
         raise SystemExit("--audits runs with --sets")
+    if args.seed_offset and not args.sets:
+        raise SystemExit("--seed-offset moves the seeds of --sets")
+    if args.seed_offset < 0:
+        raise SystemExit(f"--seed-offset {args.seed_offset} must be >= 0")
     if args.audits and args.corpus != "fan":
         raise SystemExit("--audits writes the fan / yaw corpora only (--corpus fan)")
     if args.moving is None:  # the corpus's share with --sets, else none moving
         args.moving = CORPORA[args.corpus]["moving"] if args.sets else 0.0
     real = RealSources(args.cache) if args.real_sources else None
     if args.sets:
-        run_sets(args.moving, params, real, args.role, args.corpus)
+        run_sets(args.moving, params, real, args.role, args.corpus, args.seed_offset)
         if args.audits:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
 
-            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real, args.role)
+            run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real, args.role,
+                       args.seed_offset)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
+import numpy as np
 import pytest
 
 
@@ -141,3 +142,108 @@ def test_reflects_more_follows_the_surface_engines_draw(accuracy):
     assert {"U1", "U2", "U3", "U4"} <= set(tuned)
     assert {tuned[n].engine for n in tuned if n.startswith("U")} == {
         "ism-surfaces", "pyroomacoustics-surfaces"}
+
+
+def test_a_seed_offset_moves_every_seed_and_nothing_else(accuracy):
+    base = accuracy.sets_of("held-out")
+    moved = accuracy.sets_of("held-out", 400)
+    assert list(moved) == list(base)
+    for name, s in base.items():
+        assert moved[name] == s._replace(seed=s.seed + 400)
+    assert accuracy.sets_of("all", 0) == accuracy.sets_of("all")
+    with pytest.raises(ValueError, match="seed_offset=-1 must be >= 0"):
+        accuracy.sets_of("tuned", -1)
+
+
+def test_run_sets_renders_the_moved_seeds_and_says_so(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+    accuracy.run_sets(corpus="plain", seed_offset=7)
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("; every seed + 7):")
+    assert "[ism seed 10, 16000 Hz, 10 s, held out]" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--seed-offset", "5"], "--seed-offset moves the seeds of --sets"),
+    (["--sets", "--seed-offset", "-2"], "--seed-offset -2 must be >= 0"),
+])
+def test_the_seed_offset_is_refused_where_it_means_nothing(accuracy, monkeypatch, argv,
+                                                           message):
+    monkeypatch.setattr(sys, "argv", ["accuracy.py", *argv])
+    with pytest.raises(SystemExit, match=message):
+        accuracy.main()
+
+
+def _clip(i, detected, truths=2, counted=None):
+    """A clip's matches: ``truths`` stationary sources, the first ``detected`` found with
+    their direction, and its count pair."""
+    from foakit.evaluate import match_clip
+
+    truth = [_truth(40.0 * k, 2.0 * k) for k in range(truths)]
+    events = [{"azimuth_deg": 40.0 * k, "elevation_deg": 0.0, "onset_s": 2.0 * k,
+               "offset_s": 2.0 * k + 1.0, "motion": "stationary"} for k in range(detected)]
+    return match_clip(str(i), truth, events), (truths, detected if counted is None else counted)
+
+
+def test_clip_intervals_resample_whole_clips(accuracy):
+    same = [_clip(i, 1) for i in range(5)]
+    got = accuracy.clip_intervals(same, n_boot=50)
+    assert got["detected"] == (0.5, 0.5)
+    assert got["count"] == (0.0, 0.0)
+    assert np.isnan(got["moving_detected"][0]) and np.isnan(got["motion_label"][1])
+    # one clip all found, one none: a resampling of two clips finds 0, 1/2 or all of the
+    # sources, never 1/4 or 3/4 as sources drawn one by one would
+    two = [_clip(0, 2), _clip(1, 0)]
+    lo, hi = accuracy.clip_intervals(two, n_boot=400)["detected"]
+    assert (lo, hi) == (0.0, 1.0)
+    narrow = accuracy.clip_intervals(two, n_boot=400, level=0.4)["detected"]
+    assert narrow == (0.5, 0.5)
+    mixed = [_clip(i, i % 3) for i in range(30)]
+    a = accuracy.clip_intervals(mixed, n_boot=200, seed=1)
+    again = accuracy.clip_intervals(mixed, n_boot=200, seed=1)
+    for k in ("detected", "azimuth", "elevation", "count"):
+        assert a[k] == again[k]
+    point = sum(i % 3 for i in range(30)) / 60
+    assert a["detected"][0] < point < a["detected"][1]
+    assert 0.0 <= a["count"][0] < 1 / 3 < a["count"][1] <= 1.0
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"n_boot": 0}, "n_boot=0 must be >= 1"),
+    ({"level": 1.0}, "level=1.0 must be between 0 and 1"),
+    ({"level": 0.0}, "level=0.0 must be between 0 and 1"),
+])
+def test_clip_intervals_refuse_bad_settings(accuracy, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        accuracy.clip_intervals([_clip(0, 1)], **kwargs)
+    with pytest.raises(ValueError, match="at least one clip"):
+        accuracy.clip_intervals([])
+
+
+def test_interval_line_names_the_figures_the_draw_could_turn(accuracy):
+    bar = accuracy.CORPORA["fan"]["bar"]
+    line = accuracy.interval_line({"detected": (0.80, 0.86), "azimuth": (0.90, 0.95),
+                                   "elevation": (0.91, 0.96),
+                                   "count": (float("nan"), float("nan"))}, bar)
+    assert line.startswith("    95% interval over the clips (1000 resamplings): detected "
+                           "80.0%-86.0%, azimuth 90.0%-95.0%, elevation 91.0%-96.0%, count -")
+    assert line.endswith("; the bar inside the interval: azimuth")
+    assert accuracy.interval_line({"detected": (0.9, 0.95)}, {"detected": 0.88}).endswith(
+        "inside the interval: none")
+
+
+def test_by_clip_keeps_each_clips_sources_with_its_count(accuracy):
+    clips = [_clip(0, 2, counted=2), _clip(1, 0, truths=1, counted=3), _clip(2, 1)]
+    s = {"matches": [m for ms, _ in clips for m in ms], "counts": [c for _, c in clips]}
+    got = accuracy._by_clip(s)
+    assert [len(ms) for ms, _ in got] == [2, 1, 2]
+    assert [c for _, c in got] == [(2, 2), (1, 3), (2, 1)]
+    assert all(m.audio_path == str(i) for i, (ms, _) in enumerate(got) for m in ms)
+
+
+def test_run_sets_prints_the_interval_under_each_bar(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 2, 16000, "held out")})
+    accuracy.run_sets(corpus="fan", moving=0.0)
+    lines = capsys.readouterr().out.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("    against the bar"))
+    assert lines[i + 1].startswith("    95% interval over the clips (1000 resamplings): detected")
