@@ -10,7 +10,12 @@ one run times
 and prints the ratio, the real-time factor, and the peak memory of ``foakit analyze`` on the
 corpus and on its first half (it must stay flat as the corpus grows).
 
-    python benchmarks/analyze_speed.py [--hours 1.0] [--workers 2]
+``--rooms`` writes reverberant clips instead (ISM rooms of RT60 0.2-0.8 s with 1-3 sources,
+the scenes of ``accuracy.py``; 36 rendered and written over and over): the analysis steps
+that run on reverberant clips only (the onset support, the leakage and lead-in rules) are
+then timed too.
+
+    python benchmarks/analyze_speed.py [--hours 1.0] [--workers 2] [--rooms]
 """
 
 from __future__ import annotations
@@ -58,6 +63,33 @@ def make_corpus(root: str, hours: float, sr: int = 16000, clip_s: float = 10.0) 
                        seed=0, noise_level=0.003, fresh_noise=False, names=("d", "c"))
 
 
+def make_room_corpus(root: str, hours: float, *, unique: int = 36, seed: int = 0,
+                     sr: int = 16000, clip_s: float = 10.0) -> int:
+    """``hours`` of 10 s reverberant clips: ``unique`` ISM rooms (1-3 sources, RT60 0.2-0.8
+    s, SNR 8-20 dB, 0.8-4.5 m: the multi-source scenes of ``accuracy.py``, seed ``seed``),
+    each scaled to a peak of 0.9 and written in turn until the hours are filled (rendering
+    every clip would take longer than analysing it), named as :func:`write_clips` names
+    them; return their number."""
+    from foakit.synth import random_scene, render_scene
+
+    if unique < 1:
+        raise ValueError(f"{unique=} must be >= 1")
+    n_clips = int(np.ceil(hours * 3600 / clip_s))
+    rendered = []
+    for i in range(min(unique, n_clips)):
+        scene = random_scene(seed * 10000 + i, n_sources=(1, 3), rt60_s=(0.2, 0.8),
+                             snr_db=(8.0, 20.0), distance_m=(0.8, 4.5), sample_rate=sr,
+                             duration_s=clip_s)
+        x = render_scene(scene, engine="ism")
+        rendered.append((0.9 / max(float(np.max(np.abs(x))), 1e-12) * x).T.astype(np.float32))
+    for i in range(n_clips):
+        sub = os.path.join(root, f"d{i // 100:03d}")
+        os.makedirs(sub, exist_ok=True)
+        sf.write(os.path.join(sub, f"c{i:05d}.wav"), rendered[i % len(rendered)], sr,
+                 subtype="PCM_16")
+    return n_clips
+
+
 def reference_loop(root: str) -> float:
     """The straightforward way: scipy.signal.stft + intensity per file, one process."""
     import scipy.signal
@@ -98,10 +130,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hours", type=float, default=1.0)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--rooms", action="store_true",
+                    help="reverberant ISM rooms of 1-3 sources instead of dry noise bursts")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         audio = os.path.join(tmp, "audio")
-        n = make_corpus(audio, args.hours)
+        n = (make_room_corpus(audio, args.hours) if args.rooms
+             else make_corpus(audio, args.hours))
         half = os.path.join(tmp, "half")
         os.makedirs(half)
         for d in sorted(os.listdir(audio))[: max(1, len(os.listdir(audio)) // 2)]:
@@ -112,7 +147,8 @@ def main() -> int:
         t_ref = reference_loop(audio)
         t_fk, rss_full = run_foakit(audio, os.path.join(tmp, "out"), args.workers)
         _, rss_half = run_foakit(half, os.path.join(tmp, "out_half"), args.workers)
-    print(f"corpus: {n} clips, {audio_s / 3600:.2f} h of 4-channel 16 kHz audio, "
+    kind = "reverberant rooms (36 rendered)" if args.rooms else "dry noise bursts"
+    print(f"corpus: {n} clips, {audio_s / 3600:.2f} h of 4-channel 16 kHz audio ({kind}), "
           f"{os.cpu_count()} cores, --workers {args.workers}")
     print(f"reference scipy.signal.stft + intensity loop: {t_ref:.2f} s "
           f"({audio_s / t_ref:.0f}x real time)")
