@@ -363,12 +363,20 @@ def sets_of(role: str = "all", seed_offset: int = 0) -> dict:
     """The :data:`SETS` whose role ``--role`` ``role`` runs (a key of :data:`ROLES`), as
     :class:`SetSpec` (a plain tuple of its first five fields is read as one), each seed moved
     by ``seed_offset`` (other rooms and scenes of the same engines, rates and sizes: an
-    offset no setting was chosen on measures a setting on scenes nobody has looked at)."""
+    offset no setting was chosen on measures a setting on scenes nobody has looked at; an
+    offset that would render a set from another set's engine and seed is refused)."""
     if role not in ROLES:
         raise ValueError(f"{role=} is not one of {', '.join(ROLES)}")
     if seed_offset < 0:
         raise ValueError(f"{seed_offset=} must be >= 0")
     specs = {name: SetSpec(*s) for name, s in SETS.items()}
+    if seed_offset:
+        own = {(s.engine, s.seed): name for name, s in specs.items()}
+        for name, s in specs.items():
+            hit = own.get((s.engine, s.seed + seed_offset))
+            if hit is not None:
+                raise ValueError(f"{seed_offset=} renders {name} from {s.engine} seed "
+                                 f"{s.seed + seed_offset}, the seed of set {hit}")
     return {name: s._replace(seed=s.seed + seed_offset) for name, s in specs.items()
             if s.role in ROLES[role]}
 
@@ -496,11 +504,18 @@ def bar_line(s: dict, bar: dict) -> str:
     return "    against the bar: " + ", ".join(parts)
 
 
-def clip_intervals(clips: list[tuple[list, tuple]], *, n_boot: int = 1000, level: float = 0.95,
-                   seed: int = 0) -> dict[str, tuple[float, float]]:
+#: The intervals ``--sets`` prints under each bar line: central share, resamplings
+INTERVAL_LEVEL = 0.95
+INTERVAL_RESAMPLINGS = 1000
+
+
+def clip_intervals(clips: list[tuple[list, tuple]], *, n_boot: int = INTERVAL_RESAMPLINGS,
+                   level: float = INTERVAL_LEVEL, seed: int = 0
+                   ) -> dict[str, tuple[float, float]]:
     """Percentile intervals of the :func:`bar_figures` over ``n_boot`` resamplings of the
     clips with replacement (each clip's true sources and its count stay together: the
-    sources of one room are not independent draws).
+    sources of one room are not independent draws; pooled sets are resampled as one pool,
+    not set by set).
 
     Parameters
     ----------
@@ -546,8 +561,8 @@ def clip_intervals(clips: list[tuple[list, tuple]], *, n_boot: int = 1000, level
     return out
 
 
-def interval_line(intervals: dict[str, tuple[float, float]], bar: dict, *, level: float = 0.95,
-                  n_boot: int = 1000) -> str:
+def interval_line(intervals: dict[str, tuple[float, float]], bar: dict, *,
+                  level: float = INTERVAL_LEVEL, n_boot: int = INTERVAL_RESAMPLINGS) -> str:
     """The :func:`clip_intervals` of the figures ``bar`` judges (made with ``level`` and
     ``n_boot``), and the figures whose bar lies inside its interval (a verdict the clips' draw
     could turn)."""
@@ -618,7 +633,9 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
                 for k, (w, n, e) in surfaces.items()))
         if group in MEASURED:
             print(bar_line(s, c["bar"]))
-            print(interval_line(clip_intervals(p["per_clip"]), c["bar"]))
+            print(interval_line(clip_intervals(p["per_clip"], n_boot=INTERVAL_RESAMPLINGS,
+                                               level=INTERVAL_LEVEL), c["bar"],
+                                level=INTERVAL_LEVEL, n_boot=INTERVAL_RESAMPLINGS))
 
 
 #: Label fields the SO-Bench error injector corrupts
@@ -812,7 +829,8 @@ def main() -> int:
     ap.add_argument("--seed-offset", type=int, default=0, metavar="N",
                     help="with --sets: every set's seed + N (the same engines, rates and "
                          "sizes, other rooms and scenes: with an N no setting was chosen on, "
-                         "a measurement on scenes nobody has looked at); default 0")
+                         "a measurement on scenes nobody has looked at; an N that lands a "
+                         "set on another set's engine and seed is refused); default 0")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
     ap.add_argument("--real-sources", action="store_true",
@@ -834,6 +852,11 @@ def main() -> int:
         raise SystemExit("--seed-offset moves the seeds of --sets")
     if args.seed_offset < 0:
         raise SystemExit(f"--seed-offset {args.seed_offset} must be >= 0")
+    if args.seed_offset:
+        try:
+            sets_of("all", args.seed_offset)
+        except ValueError as e:
+            raise SystemExit(f"--seed-offset: {e}") from None
     if args.audits and args.corpus != "fan":
         raise SystemExit("--audits writes the fan / yaw corpora only (--corpus fan)")
     if args.moving is None:  # the corpus's share with --sets, else none moving

@@ -147,7 +147,7 @@ def main() -> int:
         t_ref = reference_loop(audio)
         t_fk, rss_full = run_foakit(audio, os.path.join(tmp, "out"), args.workers)
         _, rss_half = run_foakit(half, os.path.join(tmp, "out_half"), args.workers)
-    kind = "reverberant rooms (36 rendered)" if args.rooms else "dry noise bursts"
+    kind = f"reverberant rooms ({min(36, n)} rendered)" if args.rooms else "dry noise bursts"
     print(f"corpus: {n} clips, {audio_s / 3600:.2f} h of 4-channel 16 kHz audio ({kind}), "
           f"{os.cpu_count()} cores, --workers {args.workers}")
     print(f"reference scipy.signal.stft + intensity loop: {t_ref:.2f} s "

@@ -153,6 +153,12 @@ def test_a_seed_offset_moves_every_seed_and_nothing_else(accuracy):
     assert accuracy.sets_of("all", 0) == accuracy.sets_of("all")
     with pytest.raises(ValueError, match="seed_offset=-1 must be >= 0"):
         accuracy.sets_of("tuned", -1)
+    # an offset that lands one set on another's engine and seed is no other draw
+    with pytest.raises(ValueError, match=r"seed_offset=2 renders H1 from pyroomacoustics "
+                                         r"seed 13, the seed of set H2"):
+        accuracy.sets_of("held-out", 2)
+    with pytest.raises(ValueError, match="the seed of set R3"):
+        accuracy.sets_of("tuned", 8)  # checked over every set, whatever the role
 
 
 def test_run_sets_renders_the_moved_seeds_and_says_so(accuracy, monkeypatch, capsys):
@@ -166,6 +172,7 @@ def test_run_sets_renders_the_moved_seeds_and_says_so(accuracy, monkeypatch, cap
 @pytest.mark.parametrize(("argv", "message"), [
     (["--seed-offset", "5"], "--seed-offset moves the seeds of --sets"),
     (["--sets", "--seed-offset", "-2"], "--seed-offset -2 must be >= 0"),
+    (["--sets", "--seed-offset", "2"], "--seed-offset: seed_offset=2 renders H1"),
 ])
 def test_the_seed_offset_is_refused_where_it_means_nothing(accuracy, monkeypatch, argv,
                                                            message):
@@ -230,6 +237,12 @@ def test_interval_line_names_the_figures_the_draw_could_turn(accuracy):
     assert line.endswith("; the bar inside the interval: azimuth")
     assert accuracy.interval_line({"detected": (0.9, 0.95)}, {"detected": 0.88}).endswith(
         "inside the interval: none")
+    # a bar on the interval's edge lies inside it
+    assert accuracy.interval_line({"detected": (0.88, 0.9)}, {"detected": 0.88}).endswith(
+        "inside the interval: detected")
+    assert accuracy.interval_line({"detected": (0.8, 0.88)}, {"detected": 0.88},
+                                  level=0.5, n_boot=10).startswith(
+        "    50% interval over the clips (10 resamplings): detected 80.0%-88.0%")
 
 
 def test_by_clip_keeps_each_clips_sources_with_its_count(accuracy):
@@ -247,3 +260,55 @@ def test_run_sets_prints_the_interval_under_each_bar(accuracy, monkeypatch, caps
     lines = capsys.readouterr().out.splitlines()
     i = next(k for k, ln in enumerate(lines) if ln.startswith("    against the bar"))
     assert lines[i + 1].startswith("    95% interval over the clips (1000 resamplings): detected")
+
+
+def test_main_passes_the_seed_offset_to_the_sets_and_the_audits(accuracy, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(accuracy, "run_sets", lambda *a, **k: seen.setdefault("sets", a))
+    monkeypatch.setattr(accuracy, "run_audits", lambda *a, **k: seen.setdefault("audits", a))
+    monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--seed-offset",
+                                      "400", "--role", "held-out"])
+    assert accuracy.main() == 0
+    assert seen["sets"][-1] == 400 and seen["sets"][3] == "held-out"
+    assert seen["audits"][-1] == 400 and seen["audits"][3] == "held-out"
+
+
+def test_clip_intervals_hold_the_level_asked_for(accuracy):
+    # half the clips with every source found, half with none: each resampling's detection is
+    # a binomial share of 100 clips, sd 0.05, so a 95 % interval is about 0.5 +- 0.098 and a
+    # 50 % one about 0.5 +- 0.034
+    clips = [_clip(i, 2 if i % 2 else 0) for i in range(100)]
+    lo, hi = accuracy.clip_intervals(clips, n_boot=2000, level=0.95)["detected"]
+    assert 0.18 < hi - lo < 0.215 and abs((lo + hi) / 2 - 0.5) < 0.02
+    lo, hi = accuracy.clip_intervals(clips, n_boot=2000, level=0.5)["detected"]
+    assert 0.05 < hi - lo < 0.085
+
+
+def test_clip_intervals_skip_resamplings_with_nothing_to_count(accuracy):
+    from foakit.evaluate import match_clip
+
+    moving = _truth(0.0, 1.0, "left_to_right")
+    found = [{"azimuth_deg": 30.0, "elevation_deg": 0.0, "onset_s": 1.0, "offset_s": 2.0,
+              "motion": "left_to_right"}]
+    clips = [(match_clip("m", [moving], found), (1, 1))] + [_clip(i, 1) for i in range(9)]
+    got = accuracy.clip_intervals(clips, n_boot=300)
+    # about a third of the resamplings draw no moving source; the others find it, labelled
+    assert got["moving_detected"] == (1.0, 1.0)
+    assert got["motion_label"] == (1.0, 1.0)
+
+
+def test_run_sets_pools_the_clips_of_every_set_for_the_interval(accuracy, monkeypatch,
+                                                                capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out"),
+                                           "Y": ("ism", 4, 2, 16000, "held out")})
+    pooled = []
+    real = accuracy.clip_intervals
+
+    def spy(clips, **kw):
+        pooled.append([c for _, c in clips])
+        return real(clips, **kw)
+
+    monkeypatch.setattr(accuracy, "clip_intervals", spy)
+    accuracy.run_sets(corpus="fan", moving=0.0)
+    capsys.readouterr()
+    assert len(pooled) == 1 and len(pooled[0]) == 3

@@ -38,3 +38,11 @@ def test_room_corpus_fills_the_hours_with_the_rendered_rooms_in_turn(speed, tmp_
 def test_room_corpus_refuses_no_rooms(speed, tmp_path):
     with pytest.raises(ValueError, match="unique=0 must be >= 1"):
         speed.make_room_corpus(str(tmp_path), 0.01, unique=0)
+
+
+def test_room_corpus_seed_chooses_the_rooms(speed, tmp_path):
+    speed.make_room_corpus(str(tmp_path / "a"), 10.0 / 3600, unique=1, seed=0)
+    speed.make_room_corpus(str(tmp_path / "b"), 10.0 / 3600, unique=1, seed=1)
+    a, _ = sf.read(tmp_path / "a" / "d000" / "c00000.wav")
+    b, _ = sf.read(tmp_path / "b" / "d000" / "c00000.wav")
+    assert a.shape == b.shape and not np.array_equal(a, b)
