@@ -50,11 +50,16 @@ def write_clips(root: str, n_clips: int, *, sr: int, clip_s: float, seed: int,
             s = np.zeros(n)
             s[a:b] = rng.normal(size=b - a) * 0.05
             x += encode_plane_wave(s, rng.uniform(-180, 180), rng.uniform(-40, 40))
-        sub = os.path.join(root, f"{names[0]}{i // 100:03d}")
-        os.makedirs(sub, exist_ok=True)
-        sf.write(os.path.join(sub, f"{names[1]}{i:05d}.wav"), x.T.astype(np.float32), sr,
-                 subtype="PCM_16")
+        write_clip(root, i, x.T.astype(np.float32), sr, names)
     return n_clips
+
+
+def write_clip(root: str, i: int, x: np.ndarray, sr: int, names: tuple[str, str]) -> None:
+    """Write clip ``i`` (``x`` [shape=(n, 4)]) as PCM16 to
+    ``{root}/{names[0]}NNN/{names[1]}NNNNN.wav``, 100 clips a folder."""
+    sub = os.path.join(root, f"{names[0]}{i // 100:03d}")
+    os.makedirs(sub, exist_ok=True)
+    sf.write(os.path.join(sub, f"{names[1]}{i:05d}.wav"), x, sr, subtype="PCM_16")
 
 
 def make_corpus(root: str, hours: float, sr: int = 16000, clip_s: float = 10.0) -> int:
@@ -68,8 +73,8 @@ def make_room_corpus(root: str, hours: float, *, unique: int = 36, seed: int = 0
     """``hours`` of 10 s reverberant clips: ``unique`` ISM rooms (1-3 sources, RT60 0.2-0.8
     s, SNR 8-20 dB, 0.8-4.5 m: the multi-source scenes of ``accuracy.py``, seed ``seed``),
     each scaled to a peak of 0.9 and written in turn until the hours are filled (rendering
-    every clip would take longer than analysing it), named as :func:`write_clips` names
-    them; return their number."""
+    every clip would take longer than analysing it), named as :func:`make_corpus` names
+    its clips (:func:`write_clip`); return their number."""
     from foakit.synth import random_scene, render_scene
 
     if unique < 1:
@@ -83,10 +88,7 @@ def make_room_corpus(root: str, hours: float, *, unique: int = 36, seed: int = 0
         x = render_scene(scene, engine="ism")
         rendered.append((0.9 / max(float(np.max(np.abs(x))), 1e-12) * x).T.astype(np.float32))
     for i in range(n_clips):
-        sub = os.path.join(root, f"d{i // 100:03d}")
-        os.makedirs(sub, exist_ok=True)
-        sf.write(os.path.join(sub, f"c{i:05d}.wav"), rendered[i % len(rendered)], sr,
-                 subtype="PCM_16")
+        write_clip(root, i, rendered[i % len(rendered)], sr, ("d", "c"))
     return n_clips
 
 
