@@ -27,7 +27,7 @@ Detection is also broken down by what each source plays: its synthetic family, o
                                   [--moving 0.0] [--skip-anechoic] [--real-sources]
     python benchmarks/accuracy.py --sets [--moving P] [--audits] [--real-sources]
                                   [--role all|tuned|held-out|room-model] [--param KEY=VALUE ...]
-                                  [--corpus fan|plain] [--seed-offset N]
+                                  [--corpus fan|plain] [--seed-offset N [N ...]]
 
 ``--sets`` runs the twelve sets of :data:`SETS` (two the thresholds were chosen on, four
 more tuned ones whose floor and ceiling differ, ``ism-surfaces`` and
@@ -45,7 +45,9 @@ figures in sight; ``--role held-out`` then measures it (``--role room-model``: t
 the other room model alone). Every decision measured on the held-out sets makes them a little
 less held out; ``--seed-offset N`` renders each set from its seed + N (the same engines, rates,
 sizes and corpus, other rooms and scenes), so a setting can be measured once more on scenes
-no one has looked at.
+no one has looked at; several offsets (``--seed-offset 0 400 800``) render one draw each and
+pool each role over all of them, so a verdict against the bar rests on more clips than one
+draw holds.
 
 Keep tuning and measuring apart: thresholds are chosen on ``--engine ism --seed 0`` sets and
 reported on other seeds and ``--engine pyroomacoustics`` sets.
@@ -56,6 +58,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -381,6 +384,49 @@ def sets_of(role: str = "all", seed_offset: int = 0) -> dict:
             if s.role in ROLES[role]}
 
 
+def draws_of(role: str = "all", seed_offsets: int | Sequence[int] = 0) -> dict:
+    """The sets of :func:`sets_of` once for each of ``seed_offsets`` (one draw each: other
+    rooms and scenes of the same engines, rates and sizes), draw after draw; with more than
+    one draw a set is named by its offset (``H1`` for 0, ``H1+400`` for 400).  Pooling
+    several draws measures a setting on more clips than one draw holds; offsets that
+    repeat, or that render two draws' sets from one engine and seed, are refused."""
+    offsets = _offsets(seed_offsets)
+    if len(set(offsets)) < len(offsets):
+        raise ValueError(f"seed_offsets={list(offsets)} repeat an offset")
+    out, seen = {}, {}
+    for off in offsets:
+        every = sets_of("all", off)  # checks the offset against every set, whatever the role
+        for name, spec in every.items():
+            key = name + (f"+{off}" if off and len(offsets) > 1 else "")
+            hit = seen.get((spec.engine, spec.seed))
+            if hit is not None:
+                raise ValueError(f"seed_offsets={list(offsets)} render {key} and {hit} from "
+                                 f"{spec.engine} seed {spec.seed}")
+            seen[spec.engine, spec.seed] = key
+            if spec.role in ROLES[role]:
+                out[key] = spec
+    return out
+
+
+def _offsets(seed_offsets: int | Sequence[int]) -> tuple[int, ...]:
+    """``seed_offsets`` as a non-empty tuple of offsets (one int is one draw)."""
+    offsets = ((int(seed_offsets),) if isinstance(seed_offsets, int | np.integer)
+               else tuple(int(o) for o in seed_offsets))
+    if not offsets:
+        raise ValueError("seed_offsets needs at least one offset")
+    return offsets
+
+
+def _draws_title(seed_offsets: int | Sequence[int]) -> str:
+    """What the first line of ``--sets`` says of the draws (nothing for the sets' own seeds)."""
+    offsets = _offsets(seed_offsets)
+    if offsets == (0,):
+        return ""
+    if len(offsets) == 1:
+        return f"; every seed + {offsets[0]}"
+    return "; the draws of every seed + " + ", + ".join(str(o) for o in offsets) + ", pooled"
+
+
 def by_family(matches) -> dict[str, tuple[int, int]]:
     """Detected and true events per sound, lowest detection rate first: what
     :func:`reverberant` put in each match's ``extra["sound"]`` (the synthetic family, or the
@@ -590,13 +636,15 @@ def _by_clip(s: dict) -> list[tuple[list, tuple]]:
 
 
 def run_sets(moving: float | None = None, params=None, real: RealSources | None = None,
-             role: str = "all", corpus: str = "fan", seed_offset: int = 0) -> None:
+             role: str = "all", corpus: str = "fan",
+             seed_offset: int | Sequence[int] = 0) -> None:
     """The sets of :data:`SETS` rendered as ``corpus`` (a key of :data:`CORPORA`: ``fan`` is
     ``--fan 0.5 --yaw --sources 1 4 --rt60 0.2 0.9``), one line each, then the tuned and the
     held-out ones pooled by role, each held-out role against the corpus's bar; ``moving``: the
     share of moving sources (None: the corpus's); with ``real``, the same scenes with recorded
     source signals; ``role``: only the sets of :func:`sets_of`; ``seed_offset``: every set's
-    seed moved by it (:func:`sets_of`)."""
+    seed moved by it (:func:`sets_of`), or several offsets: each set once per draw
+    (:func:`draws_of`), each role pooled over every draw."""
     from foakit.evaluate import summarise
 
     if corpus not in CORPORA:
@@ -608,8 +656,9 @@ def run_sets(moving: float | None = None, params=None, real: RealSources | None 
               "fan_clips", "fan_found", "no_fan_clips", "background_without_fan")
     print(f"{c['title']}; a share {moving:g} of the sources moving"
           + ("; recorded source signals" if real else "")
-          + (f"; every seed + {seed_offset}" if seed_offset else "") + "):")
-    for name, (engine, seed, clips, rate, group, duration) in sets_of(role, seed_offset).items():
+          + _draws_title(seed_offset) + "):")
+    for name, (engine, seed, clips, rate, group, duration) in draws_of(role,
+                                                                       seed_offset).items():
         s = reverberant(clips, seed, engine, params=params, rt60=c["rt60"], rate=rate,
                         duration=duration, sources=c["sources"], fan=c["fan"], yaw=c["yaw"],
                         moving=moving, real=real)
@@ -730,21 +779,20 @@ def _audit_line(name: str, a: dict) -> str:
 
 
 def run_audits(moving: float = 0.0, params=None, real: RealSources | None = None,
-               role: str = "all", seed_offset: int = 0) -> None:
+               role: str = "all", seed_offset: int | Sequence[int] = 0) -> None:
     """:func:`audit_set` on each set of :data:`SETS` (``role``, ``seed_offset``: as
-    :func:`sets_of`), then the tuned and held-out ones pooled (with ``real``, the corpora's
-    sources are recordings)."""
+    :func:`run_sets`), then the tuned and held-out ones pooled (over every draw; with
+    ``real``, the corpora's sources are recordings)."""
     import shutil
     import tempfile
 
     print("label audits on corpora written with each set's settings (SNR 8-20 dB; bars: "
           "corrupted elevation labels flagged >= 70 %, clean labels flagged <= 5 %, clean "
-          "STARSS sources flagged <= 2 %" + (f"; every seed + {seed_offset}" if seed_offset
-                                             else "") + "):")
+          "STARSS sources flagged <= 2 %" + _draws_title(seed_offset) + "):")
     tmp = tempfile.mkdtemp(prefix="foakit_accuracy_audits_")
     pooled: dict[str, dict] = {}
     try:
-        for name, (engine, seed, clips, rate, group, duration) in sets_of(
+        for name, (engine, seed, clips, rate, group, duration) in draws_of(
                 role, seed_offset).items():
             a = audit_set(name, engine, seed, clips, rate, tmp, moving=moving, params=params,
                           real=real, duration=duration)
@@ -826,11 +874,12 @@ def main() -> int:
                     help="with --sets: run only the tuned sets (choosing a setting), only "
                          "the held-out ones (measuring it) or only those of the room model "
                          "never tuned on; default all")
-    ap.add_argument("--seed-offset", type=int, default=0, metavar="N",
+    ap.add_argument("--seed-offset", type=int, nargs="+", default=[0], metavar="N",
                     help="with --sets: every set's seed + N (the same engines, rates and "
                          "sizes, other rooms and scenes: with an N no setting was chosen on, "
                          "a measurement on scenes nobody has looked at; an N that lands a "
-                         "set on another set's engine and seed is refused); default 0")
+                         "set on another set's engine and seed is refused); several N: one "
+                         "draw each, each role pooled over all of them; default 0")
     ap.add_argument("--skip-anechoic", action="store_true",
                     help="skip the 50 anechoic plane waves")
     ap.add_argument("--real-sources", action="store_true",
@@ -848,28 +897,29 @@ def main() -> int:
     params = analysis_params(args.param)
     if args.audits and not args.sets:
         raise SystemExit("--audits runs with --sets")
-    if args.seed_offset and not args.sets:
+    offsets = tuple(args.seed_offset)
+    if offsets != (0,) and not args.sets:
         raise SystemExit("--seed-offset moves the seeds of --sets")
-    if args.seed_offset < 0:
-        raise SystemExit(f"--seed-offset {args.seed_offset} must be >= 0")
-    if args.seed_offset:
-        try:
-            sets_of("all", args.seed_offset)
-        except ValueError as e:
-            raise SystemExit(f"--seed-offset: {e}") from None
+    for off in offsets:
+        if off < 0:
+            raise SystemExit(f"--seed-offset {off} must be >= 0")
+    try:
+        draws_of("all", offsets)
+    except ValueError as e:
+        raise SystemExit(f"--seed-offset: {e}") from None
     if args.audits and args.corpus != "fan":
         raise SystemExit("--audits writes the fan / yaw corpora only (--corpus fan)")
     if args.moving is None:  # the corpus's share with --sets, else none moving
         args.moving = CORPORA[args.corpus]["moving"] if args.sets else 0.0
     real = RealSources(args.cache) if args.real_sources else None
     if args.sets:
-        run_sets(args.moving, params, real, args.role, args.corpus, args.seed_offset)
+        run_sets(args.moving, params, real, args.role, args.corpus, offsets)
         if args.audits:
             # the audits analyse with their own preset; --param overrides apply on top of it
             from foakit.audit.preset import AUDIT_PARAMS
 
             run_audits(args.moving, analysis_params(args.param, AUDIT_PARAMS), real, args.role,
-                       args.seed_offset)
+                       offsets)
         print(f"{time.perf_counter() - t0:.0f} s")
         return 0
     if not args.skip_anechoic:

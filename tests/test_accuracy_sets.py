@@ -173,6 +173,10 @@ def test_run_sets_renders_the_moved_seeds_and_says_so(accuracy, monkeypatch, cap
     (["--seed-offset", "5"], "--seed-offset moves the seeds of --sets"),
     (["--sets", "--seed-offset", "-2"], "--seed-offset -2 must be >= 0"),
     (["--sets", "--seed-offset", "2"], "--seed-offset: seed_offset=2 renders H1"),
+    (["--sets", "--seed-offset", "0", "-400"], "--seed-offset -400 must be >= 0"),
+    (["--sets", "--seed-offset", "400", "402"], r"--seed-offset: seed_offsets=\[400, 402\] "
+                                                r"render H1\+402 and H2\+400"),
+    (["--seed-offset", "0", "400"], "--seed-offset moves the seeds of --sets"),
 ])
 def test_the_seed_offset_is_refused_where_it_means_nothing(accuracy, monkeypatch, argv,
                                                            message):
@@ -269,8 +273,62 @@ def test_main_passes_the_seed_offset_to_the_sets_and_the_audits(accuracy, monkey
     monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--audits", "--seed-offset",
                                       "400", "--role", "held-out"])
     assert accuracy.main() == 0
-    assert seen["sets"][-1] == 400 and seen["sets"][3] == "held-out"
-    assert seen["audits"][-1] == 400 and seen["audits"][3] == "held-out"
+    assert seen["sets"][-1] == (400,) and seen["sets"][3] == "held-out"
+    assert seen["audits"][-1] == (400,) and seen["audits"][3] == "held-out"
+
+
+def test_main_passes_several_offsets_as_draws(accuracy, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(accuracy, "run_sets", lambda *a, **k: seen.setdefault("sets", a))
+    monkeypatch.setattr(sys, "argv", ["accuracy.py", "--sets", "--seed-offset", "0", "400",
+                                      "800"])
+    assert accuracy.main() == 0
+    assert seen["sets"][-1] == (0, 400, 800)
+
+
+def test_draws_name_each_set_by_its_offset_and_keep_draws_apart(accuracy):
+    one = accuracy.sets_of("held-out")
+    got = accuracy.draws_of("held-out", (0, 400))
+    assert list(got) == [*one, *(f"{n}+400" for n in one)]
+    for name, spec in one.items():
+        assert got[name] == spec
+        assert got[f"{name}+400"] == spec._replace(seed=spec.seed + 400)
+    # one offset is one draw, named as the sets are
+    assert accuracy.draws_of("tuned", 400) == {
+        n: s for n, s in accuracy.sets_of("tuned", 400).items()}
+    with pytest.raises(ValueError, match=r"seed_offsets=\[400, 400\] repeat an offset"):
+        accuracy.draws_of("held-out", (400, 400))
+    with pytest.raises(ValueError, match="needs at least one offset"):
+        accuracy.draws_of("held-out", ())
+    # each offset alone is fine, but H1 + 402 is H2 + 400: pyroomacoustics seed 413 twice
+    accuracy.sets_of("all", 402)
+    with pytest.raises(ValueError, match=r"render H1\+402 and H2\+400 from pyroomacoustics "
+                                         r"seed 413"):
+        accuracy.draws_of("held-out", (400, 402))
+    # checked over every set, whatever the role: T1 + 21 is H3 (ism seed 21)
+    with pytest.raises(ValueError, match="renders T1 from ism seed 21"):
+        accuracy.draws_of("room-model", (0, 21))
+
+
+def test_run_sets_pools_every_draw(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+    pooled = []
+    real = accuracy.clip_intervals
+
+    def spy(clips, **kw):
+        pooled.append([c for _, c in clips])
+        return real(clips, **kw)
+
+    monkeypatch.setattr(accuracy, "clip_intervals", spy)
+    accuracy.run_sets(corpus="plain", seed_offset=(0, 7))
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("; the draws of every seed + 0, + 7, pooled):")
+    assert "[ism seed 3, 16000 Hz, 10 s, held out]" in out
+    assert "  X+7 " in out and "[ism seed 10, 16000 Hz, 10 s, held out]" in out
+    # one held-out pool of both draws' clips: one interval over two clips
+    assert len(pooled) == 1 and len(pooled[0]) == 2
+    held = [ln for ln in out.splitlines() if ln.startswith("  held out ")]
+    assert len(held) == 1 and " of  2," in held[0]
 
 
 def test_clip_intervals_hold_the_level_asked_for(accuracy):
