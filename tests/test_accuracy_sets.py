@@ -310,8 +310,8 @@ def test_draws_name_each_set_by_its_offset_and_keep_draws_apart(accuracy):
         accuracy.draws_of("room-model", (0, 21))
 
 
-def test_run_sets_pools_every_draw(accuracy, monkeypatch, capsys):
-    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+def _spy_on_intervals(accuracy, monkeypatch) -> list:
+    """The count pairs of the clips each ``clip_intervals`` call pools, one list a call."""
     pooled = []
     real = accuracy.clip_intervals
 
@@ -320,6 +320,12 @@ def test_run_sets_pools_every_draw(accuracy, monkeypatch, capsys):
         return real(clips, **kw)
 
     monkeypatch.setattr(accuracy, "clip_intervals", spy)
+    return pooled
+
+
+def test_run_sets_pools_every_draw(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+    pooled = _spy_on_intervals(accuracy, monkeypatch)
     accuracy.run_sets(corpus="plain", seed_offset=(0, 7))
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith("; the draws of every seed + 0, + 7, pooled):")
@@ -359,14 +365,7 @@ def test_run_sets_pools_the_clips_of_every_set_for_the_interval(accuracy, monkey
                                                                 capsys):
     monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out"),
                                            "Y": ("ism", 4, 2, 16000, "held out")})
-    pooled = []
-    real = accuracy.clip_intervals
-
-    def spy(clips, **kw):
-        pooled.append([c for _, c in clips])
-        return real(clips, **kw)
-
-    monkeypatch.setattr(accuracy, "clip_intervals", spy)
+    pooled = _spy_on_intervals(accuracy, monkeypatch)
     accuracy.run_sets(corpus="fan", moving=0.0)
     capsys.readouterr()
     assert len(pooled) == 1 and len(pooled[0]) == 3
