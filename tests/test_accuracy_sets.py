@@ -308,6 +308,32 @@ def test_draws_name_each_set_by_its_offset_and_keep_draws_apart(accuracy):
     # checked over every set, whatever the role: T1 + 21 is H3 (ism seed 21)
     with pytest.raises(ValueError, match="renders T1 from ism seed 21"):
         accuracy.draws_of("room-model", (0, 21))
+    # and between draws over every set too: T2 + 409 (tuned) is H1 + 400, pyroomacoustics 411
+    with pytest.raises(ValueError, match=r"render T2\+409 and H1\+400 from pyroomacoustics "
+                                         r"seed 411"):
+        accuracy.draws_of("held-out", (400, 409))
+
+
+def test_run_audits_audits_and_pools_every_draw(accuracy, monkeypatch, capsys):
+    monkeypatch.setattr(accuracy, "SETS", {"X": ("ism", 3, 1, 16000, "held out")})
+    calls = []
+
+    def fake_audit(name, engine, seed, clips, rate, tmp, **kw):
+        calls.append((name, engine, seed))
+        return {"labels": 10, "clean_flagged": 1, "false_flags": 0,
+                "injected": (2, 4), "elevation_only": (1, 2), "starss_sources": 5,
+                "starss_clean_flagged": 0, "starss_injected": (1, 1), "starss_false_flags": 0,
+                **{f: (1, 1) for f in accuracy.FIELDS}}
+
+    monkeypatch.setattr(accuracy, "audit_set", fake_audit)
+    accuracy.run_audits(seed_offset=(0, 7))
+    out = capsys.readouterr().out.splitlines()
+    assert calls == [("X", "ism", 3), ("X+7", "ism", 10)]
+    assert out[0].endswith("; the draws of every seed + 0, + 7, pooled):")
+    pooled = [ln for ln in out if ln.startswith("  held out ")]
+    assert len(pooled) == 1
+    assert "clean labels flagged 10.0% (2/20)" in pooled[0]
+    assert "corrupted labels flagged 50.0% (4/8)" in pooled[0]
 
 
 def _spy_on_intervals(accuracy, monkeypatch) -> list:
