@@ -180,6 +180,12 @@ def test_run_sets_renders_the_moved_seeds_and_says_so(accuracy, monkeypatch, cap
 ])
 def test_the_seed_offset_is_refused_where_it_means_nothing(accuracy, monkeypatch, argv,
                                                            message):
+    def renders(*args, **kwargs):
+        raise AssertionError("the offsets were not refused before rendering")
+
+    # a check that lets the offsets through fails here at once instead of rendering rooms
+    for name in ("run_sets", "run_audits", "reverberant", "anechoic"):
+        monkeypatch.setattr(accuracy, name, renders)
     monkeypatch.setattr(sys, "argv", ["accuracy.py", *argv])
     with pytest.raises(SystemExit, match=message):
         accuracy.main()
