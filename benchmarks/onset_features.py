@@ -26,7 +26,22 @@ chance):
   (leakage carries the spectrum of the source it leaks from).
 
     python benchmarks/onset_features.py [--engine ism] [--seed 0] [--clips 60]
-                                        [--rate 16000] [--rise 6]
+                                        [--rate 16000] [--duration 10] [--rise 6]
+                                        [--save FILE.npz]
+    python benchmarks/onset_features.py --combine TUNED.npz [...] --on HELD.npz [...]
+
+``--save`` keeps one run's candidates (their signals and groups) in a ``.npz`` file;
+``--combine`` fits logistic scores of all eight signals (linear, and quadratic: with their
+products in pairs) on the candidates of the first files and measures them on those of the
+``--on`` files, which they never saw.  One tells true candidates from leakage: its ROC area,
+and how many true candidates it keeps at the leakage rate of the event stage's onset test
+(onset bins within ``event_onset_db`` of the cone's loud level; the threshold chosen on the
+fitted files), against that test.  The other tells masked onsets from leakage among the
+candidates the onset test rejects: its ROC area, and at the thresholds that admit 25 % and
+50 % of the masked onsets (chosen on the fitted files, and in brackets the measured files'
+own) how many leakage candidates come with each masked onset admitted.  Each leakage
+candidate admitted becomes an event no source matches, so admitting masked onsets pays only
+when most of those admitted are masked onsets.
 
 The sets are those of ``accuracy.py --sets`` (``--fan 0.5 --yaw --sources 1 4 --rt60 0.2
 0.9``); the analysis itself is unchanged (its steps are recorded as ``miss_stages.py`` does).
@@ -48,6 +63,11 @@ from miss_stages import _holds, cone_onsets, recording  # noqa: E402
 
 #: How near a true onset (s) a candidate counts as that source's
 NEAR_S = 0.1
+#: The signals of a candidate, in the order of its row
+NAMES = ("onset bins", "rise", "level", "other onset", "envelope", "direct share", "novelty",
+         "distinct")
+#: A saved candidate's kind: 0 leakage, 1 a true onset, 2 a true onset that is masked
+KINDS = ("leakage", "true", "masked")
 
 
 def auc(pos: list[float], neg: list[float]) -> float:
@@ -75,8 +95,18 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--clips", type=int, default=60)
     ap.add_argument("--rate", type=int, default=16000)
+    ap.add_argument("--duration", type=float, default=10.0, help="clip length (s)")
     ap.add_argument("--rise", type=float, default=6.0, help="level rise of a candidate (dB)")
+    ap.add_argument("--save", type=Path, help="keep the candidates in this .npz file")
+    ap.add_argument("--combine", type=Path, nargs="+", metavar="NPZ",
+                    help="fit a combined score on these saved runs' candidates")
+    ap.add_argument("--on", type=Path, nargs="+", metavar="NPZ",
+                    help="measure the combined score on these saved runs' candidates")
     args = ap.parse_args()
+    if args.combine or args.on:
+        if not (args.combine and args.on):
+            ap.error("--combine and --on go together")
+        return combine(args.combine, args.on)
     import foakit.analysis as A
     from foakit.analysis import analyze_samples
     from foakit.params import AnalysisParams
@@ -93,15 +123,13 @@ def main() -> int:
         return spatial(x, grid, params_, intensity, energy, psi, votes, *rest)
 
     A._spatial = keep_psi
-    names = ("onset bins", "rise", "level", "other onset", "envelope", "direct share",
-             "novelty", "distinct")
     groups = {"true": [], "masked": [], "leakage": []}
     try:
         with recording(trace):
             for i in range(args.clips):
                 scene, _, yaw, x, _ = render_clip(i, args.seed, args.engine, (0.2, 0.9),
-                                               rate=args.rate, duration=10.0, sources=(1, 4),
-                                               fan=0.5, yaw=True)
+                                                  rate=args.rate, duration=args.duration,
+                                                  sources=(1, 4), fan=0.5, yaw=True)
                 truth = [yawed_truth(s.to_dict(), yaw) for s in scene.sources]
                 fr = params.grid(scene.sample_rate).frame_rate
                 trace.clear()
@@ -117,10 +145,137 @@ def main() -> int:
           f"{n['true']} true candidates ({n['masked']} of them masked), {n['leakage']} "
           f"leakage; {time.perf_counter() - t0:.0f} s")
     print(f"  {'signal':<14} {'AUC true vs leakage':>20} {'AUC masked vs leakage':>22}")
-    for j, name in enumerate(names):
+    for j, name in enumerate(NAMES):
         lk = [f[j] for f in groups["leakage"]]
         print(f"  {name:<14} {auc([f[j] for f in groups['true']], lk):20.3f} "
               f"{auc([f[j] for f in groups['masked']], lk):22.3f}")
+    if args.save:
+        _save(args.save, groups, f"{args.engine} seed {args.seed}, {args.clips} clips at "
+                                 f"{args.rate} Hz, {args.duration:g} s")
+    return 0
+
+
+def _save(path: Path, groups: dict, title: str) -> None:
+    """Write the candidates of ``groups`` to ``path``: their signals (one row each, in
+    :data:`NAMES` order) and their kind (:data:`KINDS`: a masked candidate is also true)."""
+    rows = groups["leakage"] + groups["true"]
+    masked = {id(r) for r in groups["masked"]}
+    kind = [0] * len(groups["leakage"]) + [2 if id(r) in masked else 1 for r in groups["true"]]
+    np.savez(path, features=np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES)),
+             kind=np.asarray(kind, dtype=np.int8), title=title)
+
+
+def _load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The saved candidates of ``paths`` stacked: signals, kinds and each file's title."""
+    feats, kinds, titles = [], [], []
+    for path in paths:
+        with np.load(path) as z:
+            feats.append(z["features"])
+            kinds.append(z["kind"])
+            titles.append(str(z["title"]))
+    return np.concatenate(feats), np.concatenate(kinds), titles
+
+
+def pairwise(x: np.ndarray) -> np.ndarray:
+    """``x`` (shape (n, d)) with the products of its columns in pairs (squares included)
+    appended: a logistic score on these is a quadratic one on ``x``."""
+    i, j = np.triu_indices(x.shape[1])
+    return np.concatenate([x, x[:, i] * x[:, j]], axis=1)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-2,
+                 iters: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weights of a logistic score of ``x`` (shape (n, d)) for ``y`` (0 / 1), by Newton's
+    method with an L2 penalty ``l2`` on the standardised features; the two classes weigh
+    alike whatever their sizes.  Returns the features' means and scales and the weights
+    (the last one the bias)."""
+    if not (0 < y.sum() < len(y)):
+        raise ValueError("fit_logistic needs candidates of both classes")
+    mu, sd = x.mean(0), x.std(0)
+    sd = np.where(sd > 0, sd, 1.0)
+    z = np.concatenate([(x - mu) / sd, np.ones((len(x), 1))], axis=1)
+    w_cls = np.where(y == 1, 0.5 / y.sum(), 0.5 / (len(y) - y.sum()))
+    w = np.zeros(z.shape[1])
+    pen = np.full(z.shape[1], l2)
+    pen[-1] = 0.0
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        grad = z.T @ (w_cls * (p - y)) + pen * w
+        hess = (z * (w_cls * p * (1 - p))[:, None]).T @ z + np.diag(pen)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return mu, sd, w
+
+
+def logistic_score(x: np.ndarray, mu: np.ndarray, sd: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The score (log-odds) of :func:`fit_logistic`'s weights on ``x``."""
+    return ((x - mu) / sd) @ w[:-1] + w[-1]
+
+
+def leakage_per_masked(score_masked: np.ndarray, score_leak: np.ndarray,
+                       threshold: float) -> tuple[float, float]:
+    """Share of masked candidates a ``threshold`` on the score admits, and how many leakage
+    candidates it admits for each masked one (inf when it admits no masked one)."""
+    got = int((score_masked >= threshold).sum())
+    leak = int((score_leak >= threshold).sum())
+    return got / max(len(score_masked), 1), (leak / got if got else float("inf"))
+
+
+def combine(fitted: list[Path], measured: list[Path]) -> int:
+    """Fit the combined scores on ``fitted`` and print what they do on ``measured``."""
+    from foakit.params import AnalysisParams
+
+    xf, kf, tf = _load(fitted)
+    xm, km, tm = _load(measured)
+    print(f"fitted on {len(xf)} candidates ({(kf > 0).sum()} true, {(kf == 2).sum()} masked) "
+          f"of: " + "; ".join(tf))
+    print(f"measured on {len(xm)} candidates ({(km > 0).sum()} true, {(km == 2).sum()} "
+          f"masked) of: " + "; ".join(tm))
+    forms = (("linear", lambda a: a), ("quadratic", pairwise))
+    # the event stage's onset test keeps a candidate whose onset bins come within
+    # event_onset_db of the cone's loud level; a masked candidate is one it rejects
+    floor = -AnalysisParams().event_onset_db
+    passed_f, passed_m = xf[:, 0] >= floor, xm[:, 0] >= floor
+    print(f"  the onset test (onset bins >= {floor:g} dB) keeps {passed_m[km > 0].mean():.1%} "
+          f"of the true candidates and {passed_m[km == 0].mean():.1%} of the leakage; onset "
+          f"bins alone, ROC area {auc(list(xm[km > 0, 0]), list(xm[km == 0, 0])):.3f}")
+    rate_f = float(passed_f[kf == 0].mean())
+    for form, expand in forms:
+        mu, sd, w = fit_logistic(expand(xf), (kf > 0).astype(np.float64))
+        sf, sm = logistic_score(expand(xf), mu, sd, w), logistic_score(expand(xm), mu, sd, w)
+        thr = float(np.quantile(sf[kf == 0], 1 - rate_f))
+        print(f"  {form} score, true vs leakage: ROC area "
+              f"{auc(list(sm[km > 0]), list(sm[km == 0])):.3f}; at the onset test's leakage "
+              f"rate on the fitted files it keeps {(sm[km > 0] >= thr).mean():.1%} of the true "
+              f"candidates and {(sm[km == 0] >= thr).mean():.1%} of the leakage")
+    rej_f, rej_m = ~passed_f & (kf != 1), ~passed_m & (km != 1)
+    masked, leak = rej_m & (km == 2), rej_m & (km == 0)
+    for files, rej, kind in (("fitted", rej_f, kf), ("measured", rej_m, km)):
+        if not (rej & (kind == 2)).any() or not (rej & (kind == 0)).any():
+            what = "masked onset" if not (rej & (kind == 2)).any() else "leakage"
+            print(f"  no {what} among the candidates the onset test rejects in the {files} "
+                  "files")
+            return 0
+    single = {name: auc(list(xm[masked, j]), list(xm[leak, j])) for j, name in enumerate(NAMES)}
+    best = max(single, key=lambda name: abs(single[name] - 0.5))
+    print(f"  of the candidates the onset test rejects, {masked.sum()} masked onsets and "
+          f"{leak.sum()} leakage; the single signal farthest from chance: {best}, ROC area "
+          f"{single[best]:.3f}")
+    for form, expand in forms:
+        mu, sd, w = fit_logistic(expand(xf[rej_f]), (kf[rej_f] == 2).astype(np.float64))
+        sf, sm = logistic_score(expand(xf), mu, sd, w), logistic_score(expand(xm), mu, sd, w)
+        cells = []
+        for share in (0.25, 0.5):
+            thr = float(np.quantile(sf[rej_f & (kf == 2)], 1 - share))
+            got, per = leakage_per_masked(sm[masked], sm[leak], thr)
+            _, per_own = leakage_per_masked(sm[masked], sm[leak],
+                                            float(np.quantile(sm[masked], 1 - share)))
+            cells.append(f"{got:.0%} of them with {per:.1f} leakage each ({share:.0%}: "
+                         f"{per_own:.1f})")
+        print(f"  {form} score, masked vs leakage: ROC area "
+              f"{auc(list(sm[masked]), list(sm[leak])):.3f}; admitting " + ", ".join(cells))
     return 0
 
 
