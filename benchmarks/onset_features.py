@@ -39,9 +39,10 @@ and how many true candidates it keeps at the leakage rate of the event stage's o
 fitted files), against that test.  The other tells masked onsets from leakage among the
 candidates the onset test rejects: its ROC area, and at the thresholds that admit 25 % and
 50 % of the masked onsets (chosen on the fitted files, and in brackets the measured files'
-own) how many leakage candidates come with each masked onset admitted.  Each leakage
-candidate admitted becomes an event no source matches, so admitting masked onsets pays only
-when most of those admitted are masked onsets.
+own) how many leakage candidates come with each masked onset admitted.  A leakage candidate
+admitted could start an event no source matches (at most one each: later steps of the event
+stage may absorb some), so admitting masked onsets pays only when most of those admitted
+are masked onsets.
 
 The sets are those of ``accuracy.py --sets`` (``--fan 0.5 --yaw --sources 1 4 --rt60 0.2
 0.9``); the analysis itself is unchanged (its steps are recorded as ``miss_stages.py`` does).
@@ -105,8 +106,12 @@ def main() -> int:
     args = ap.parse_args()
     if args.combine or args.on:
         if not (args.combine and args.on):
-            ap.error("--combine and --on go together")
-        return combine(args.combine, args.on)
+            ap.error("--combine needs --on" if args.combine else "--on needs --combine")
+        try:
+            return combine(args.combine, args.on)
+        except (OSError, KeyError, ValueError) as e:
+            print(f"onset_features.py: {e}", file=sys.stderr)
+            return 2
     import foakit.analysis as A
     from foakit.analysis import analyze_samples
     from foakit.params import AnalysisParams
@@ -151,29 +156,42 @@ def main() -> int:
               f"{auc([f[j] for f in groups['masked']], lk):22.3f}")
     if args.save:
         _save(args.save, groups, f"{args.engine} seed {args.seed}, {args.clips} clips at "
-                                 f"{args.rate} Hz, {args.duration:g} s")
+                                 f"{args.rate} Hz, {args.duration:g} s",
+              onset_db=params.event_onset_db)
     return 0
 
 
-def _save(path: Path, groups: dict, title: str) -> None:
+def _save(path: Path, groups: dict, title: str, *, onset_db: float) -> None:
     """Write the candidates of ``groups`` to ``path``: their signals (one row each, in
-    :data:`NAMES` order) and their kind (:data:`KINDS`: a masked candidate is also true)."""
+    :data:`NAMES` order), their kind (:data:`KINDS`: a masked candidate is also true, the
+    same row in both lists) and the ``event_onset_db`` that called them masked."""
     rows = groups["leakage"] + groups["true"]
     masked = {id(r) for r in groups["masked"]}
     kind = [0] * len(groups["leakage"]) + [2 if id(r) in masked else 1 for r in groups["true"]]
-    np.savez(path, features=np.asarray(rows, dtype=np.float64).reshape(-1, len(NAMES)),
-             kind=np.asarray(kind, dtype=np.int8), title=title)
+    if kind.count(2) != len(groups["masked"]):
+        raise ValueError(f"{kind.count(2)} of the {len(groups['masked'])} masked candidates "
+                         "are rows of the true ones")
+    np.savez(path, features=np.asarray(rows, dtype=np.float64).reshape(len(rows), len(NAMES)),
+             kind=np.asarray(kind, dtype=np.int8), title=title, onset_db=onset_db)
 
 
-def _load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The saved candidates of ``paths`` stacked: signals, kinds and each file's title."""
-    feats, kinds, titles = [], [], []
+def _load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str], float]:
+    """The saved candidates of ``paths`` stacked: signals, kinds, each file's title and the
+    ``event_onset_db`` they were all saved with."""
+    feats, kinds, titles, floors = [], [], [], set()
     for path in paths:
         with np.load(path) as z:
+            if z["features"].ndim != 2 or z["features"].shape[1] != len(NAMES):
+                raise ValueError(f"{path}: features of shape {z['features'].shape}, not "
+                                 f"(n, {len(NAMES)})")
             feats.append(z["features"])
             kinds.append(z["kind"])
             titles.append(str(z["title"]))
-    return np.concatenate(feats), np.concatenate(kinds), titles
+            floors.add(float(z["onset_db"]))
+    if len(floors) > 1:
+        raise ValueError(f"{', '.join(map(str, paths))}: saved with event_onset_db "
+                         f"{sorted(floors)}; masked means one of them")
+    return np.concatenate(feats), np.concatenate(kinds), titles, floors.pop()
 
 
 def pairwise(x: np.ndarray) -> np.ndarray:
@@ -190,7 +208,8 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-2,
     alike whatever their sizes.  Returns the features' means and scales and the weights
     (the last one the bias)."""
     if not (0 < y.sum() < len(y)):
-        raise ValueError("fit_logistic needs candidates of both classes")
+        raise ValueError(f"fit_logistic needs candidates of both classes: {int(y.sum())} of "
+                         f"{len(y)} are 1")
     mu, sd = x.mean(0), x.std(0)
     sd = np.where(sd > 0, sd, 1.0)
     z = np.concatenate([(x - mu) / sd, np.ones((len(x), 1))], axis=1)
@@ -205,8 +224,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-2,
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
-            break
-    return mu, sd, w
+            return mu, sd, w
+    raise RuntimeError(f"fit_logistic did not converge in {iters=} iterations (last step "
+                       f"{np.abs(step).max():.1e})")
 
 
 def logistic_score(x: np.ndarray, mu: np.ndarray, sd: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -225,10 +245,11 @@ def leakage_per_masked(score_masked: np.ndarray, score_leak: np.ndarray,
 
 def combine(fitted: list[Path], measured: list[Path]) -> int:
     """Fit the combined scores on ``fitted`` and print what they do on ``measured``."""
-    from foakit.params import AnalysisParams
-
-    xf, kf, tf = _load(fitted)
-    xm, km, tm = _load(measured)
+    xf, kf, tf, onset_db = _load(fitted)
+    xm, km, tm, onset_db_m = _load(measured)
+    if onset_db_m != onset_db:
+        raise ValueError(f"the fitted files were saved with event_onset_db {onset_db:g}, the "
+                         f"measured ones with {onset_db_m:g}; masked means one of them")
     print(f"fitted on {len(xf)} candidates ({(kf > 0).sum()} true, {(kf == 2).sum()} masked) "
           f"of: " + "; ".join(tf))
     print(f"measured on {len(xm)} candidates ({(km > 0).sum()} true, {(km == 2).sum()} "
@@ -236,7 +257,7 @@ def combine(fitted: list[Path], measured: list[Path]) -> int:
     forms = (("linear", lambda a: a), ("quadratic", pairwise))
     # the event stage's onset test keeps a candidate whose onset bins come within
     # event_onset_db of the cone's loud level; a masked candidate is one it rejects
-    floor = -AnalysisParams().event_onset_db
+    floor = -onset_db
     passed_f, passed_m = xf[:, 0] >= floor, xm[:, 0] >= floor
     print(f"  the onset test (onset bins >= {floor:g} dB) keeps {passed_m[km > 0].mean():.1%} "
           f"of the true candidates and {passed_m[km == 0].mean():.1%} of the leakage; onset "
@@ -258,11 +279,15 @@ def combine(fitted: list[Path], measured: list[Path]) -> int:
             print(f"  no {what} among the candidates the onset test rejects in the {files} "
                   "files")
             return 0
-    single = {name: auc(list(xm[masked, j]), list(xm[leak, j])) for j, name in enumerate(NAMES)}
-    best = max(single, key=lambda name: abs(single[name] - 0.5))
+    # the best single signal, chosen and oriented on the fitted files
+    on_fitted = [auc(list(xf[rej_f & (kf == 2), j]), list(xf[rej_f & (kf == 0), j]))
+                 for j in range(len(NAMES))]
+    j = max(range(len(NAMES)), key=lambda k: abs(on_fitted[k] - 0.5))
+    sign = 1.0 if on_fitted[j] >= 0.5 else -1.0
     print(f"  of the candidates the onset test rejects, {masked.sum()} masked onsets and "
-          f"{leak.sum()} leakage; the single signal farthest from chance: {best}, ROC area "
-          f"{single[best]:.3f}")
+          f"{leak.sum()} leakage; the best single signal on the fitted files, "
+          f"{'' if sign > 0 else 'minus '}{NAMES[j]}, ROC area "
+          f"{auc(list(sign * xm[masked, j]), list(sign * xm[leak, j])):.3f}")
     for form, expand in forms:
         mu, sd, w = fit_logistic(expand(xf[rej_f]), (kf[rej_f] == 2).astype(np.float64))
         sf, sm = logistic_score(expand(xf), mu, sd, w), logistic_score(expand(xm), mu, sd, w)
@@ -272,7 +297,7 @@ def combine(fitted: list[Path], measured: list[Path]) -> int:
             got, per = leakage_per_masked(sm[masked], sm[leak], thr)
             _, per_own = leakage_per_masked(sm[masked], sm[leak],
                                             float(np.quantile(sm[masked], 1 - share)))
-            cells.append(f"{got:.0%} of them with {per:.1f} leakage each ({share:.0%}: "
+            cells.append(f"{got:.0%} of them with {per:.1f} leakage each (own {share:.0%}: "
                          f"{per_own:.1f})")
         print(f"  {form} score, masked vs leakage: ROC area "
               f"{auc(list(sm[masked]), list(sm[leak])):.3f}; admitting " + ", ".join(cells))
