@@ -243,6 +243,12 @@ def leakage_per_masked(score_masked: np.ndarray, score_leak: np.ndarray,
     return got / max(len(score_masked), 1), (leak / got if got else float("inf"))
 
 
+def _fitted_scores(expand, x: np.ndarray, y: np.ndarray, *on: np.ndarray) -> list[np.ndarray]:
+    """The scores on each of ``on`` of a logistic score fitted to ``expand(x)`` for ``y``."""
+    mu, sd, w = fit_logistic(expand(x), y.astype(np.float64))
+    return [logistic_score(expand(a), mu, sd, w) for a in on]
+
+
 def combine(fitted: list[Path], measured: list[Path]) -> int:
     """Fit the combined scores on ``fitted`` and print what they do on ``measured``."""
     xf, kf, tf, onset_db = _load(fitted)
@@ -264,8 +270,7 @@ def combine(fitted: list[Path], measured: list[Path]) -> int:
           f"bins alone, ROC area {auc(list(xm[km > 0, 0]), list(xm[km == 0, 0])):.3f}")
     rate_f = float(passed_f[kf == 0].mean())
     for form, expand in forms:
-        mu, sd, w = fit_logistic(expand(xf), (kf > 0).astype(np.float64))
-        sf, sm = logistic_score(expand(xf), mu, sd, w), logistic_score(expand(xm), mu, sd, w)
+        sf, sm = _fitted_scores(expand, xf, kf > 0, xf, xm)
         thr = float(np.quantile(sf[kf == 0], 1 - rate_f))
         print(f"  {form} score, true vs leakage: ROC area "
               f"{auc(list(sm[km > 0]), list(sm[km == 0])):.3f}; at the onset test's leakage "
@@ -289,8 +294,7 @@ def combine(fitted: list[Path], measured: list[Path]) -> int:
           f"{'' if sign > 0 else 'minus '}{NAMES[j]}, ROC area "
           f"{auc(list(sign * xm[masked, j]), list(sign * xm[leak, j])):.3f}")
     for form, expand in forms:
-        mu, sd, w = fit_logistic(expand(xf[rej_f]), (kf[rej_f] == 2).astype(np.float64))
-        sf, sm = logistic_score(expand(xf), mu, sd, w), logistic_score(expand(xm), mu, sd, w)
+        sf, sm = _fitted_scores(expand, xf[rej_f], kf[rej_f] == 2, xf, xm)
         cells = []
         for share in (0.25, 0.5):
             thr = float(np.quantile(sf[rej_f & (kf == 2)], 1 - share))
