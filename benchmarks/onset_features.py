@@ -109,7 +109,7 @@ def main() -> int:
             ap.error("--combine needs --on" if args.combine else "--on needs --combine")
         try:
             return combine(args.combine, args.on)
-        except (OSError, KeyError, ValueError) as e:
+        except (OSError, ValueError) as e:
             print(f"onset_features.py: {e}", file=sys.stderr)
             return 2
     import foakit.analysis as A
@@ -181,6 +181,9 @@ def _load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str], float]:
     feats, kinds, titles, floors = [], [], [], set()
     for path in paths:
         with np.load(path) as z:
+            missing = [k for k in ("features", "kind", "title", "onset_db") if k not in z]
+            if missing:
+                raise ValueError(f"{path}: no {', '.join(missing)} (not saved by --save)")
             if z["features"].ndim != 2 or z["features"].shape[1] != len(NAMES):
                 raise ValueError(f"{path}: features of shape {z['features'].shape}, not "
                                  f"(n, {len(NAMES)})")

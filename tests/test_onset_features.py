@@ -113,6 +113,9 @@ def test_saving_and_loading_refuse_what_would_mix_up_kinds(of, tmp_path):
              title="c", onset_db=15.0)
     with pytest.raises(ValueError, match=r"c.npz: features of shape \(2, 7\), not \(n, 8\)"):
         of._load([tmp_path / "c.npz"])
+    np.savez(tmp_path / "d.npz", features=np.zeros((2, 8)), kind=np.zeros(2, np.int8))
+    with pytest.raises(ValueError, match=r"d.npz: no title, onset_db \(not saved by --save\)"):
+        of._load([tmp_path / "d.npz"])
     with pytest.raises(ValueError, match="the fitted files were saved with event_onset_db 15"):
         of.combine([tmp_path / "a.npz"], [tmp_path / "b.npz"])
 
